@@ -1,0 +1,133 @@
+"""Validation at the public boundary. Kernels behind it assume valid input."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+from ccopt.exceptions import InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "check_choice",
+    "check_data",
+    "check_n_clusters",
+    "check_nonnegative",
+    "check_positive_int",
+    "check_random_state",
+    "check_time_limit",
+]
+
+
+def check_data(X, *, name: str = "X") -> np.ndarray:
+    """Return ``X`` as a finite, C-contiguous float64 array of shape (n_samples, n_features).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``X`` is not numeric, not 2-D, empty, or holds NaN/inf (the message names the
+        first offending row and column).
+    """
+    if X is None:
+        raise InvalidDataError(f"{name} is None; expected an array of shape (n_samples, n_features).")
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise InvalidDataError(f"{name} could not be converted to an array: {exc}") from exc
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise InvalidDataError(f"{name} must be numeric, got dtype {arr.dtype}.")
+    if np.iscomplexobj(arr):
+        raise InvalidDataError(f"{name} must be real-valued, got dtype {arr.dtype}.")
+    if arr.ndim != 2:
+        hint = " Reshape a single feature with X.reshape(-1, 1)." if arr.ndim == 1 else ""
+        raise InvalidDataError(
+            f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}.{hint}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InvalidDataError(f"{name} is empty: shape {arr.shape}.")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        row, col = np.argwhere(~finite)[0]
+        bad = arr[row, col]
+        what = "NaN" if np.isnan(bad) else "inf"
+        n_bad = int((~finite).sum())
+        raise InvalidDataError(
+            f"{name} contains {what} at row {row}, column {col} ({n_bad} non-finite value(s) in "
+            "all); impute or drop those rows first."
+        )
+    return arr
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int ``>= minimum``; bools and non-integers are rejected."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}.")
+    value = int(value)
+    if value < minimum:
+        raise InvalidParameterError(f"{name} must be >= {minimum}, got {value}.")
+    return value
+
+
+def check_n_clusters(n_clusters, n_samples: int, *, n_super_instances: int | None = None) -> int:
+    """Check ``1 <= n_clusters <= n_samples`` (and ``<=`` the number of must-link components)."""
+    k = check_positive_int(n_clusters, "n_clusters")
+    if k > n_samples:
+        raise InvalidParameterError(f"n_samples={n_samples} should be >= n_clusters={k}.")
+    if n_super_instances is not None and k > n_super_instances:
+        raise InvalidParameterError(
+            f"The must-link constraints merge the {n_samples} objects into {n_super_instances} "
+            f"groups, fewer than n_clusters={k}: every cluster must be non-empty."
+        )
+    return k
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn ``None``, an int or a :class:`numpy.random.Generator` into a Generator."""
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise InvalidParameterError(f"random_state must be >= 0, got {random_state}.")
+        return np.random.default_rng(int(random_state))
+    raise InvalidParameterError(
+        f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}."
+    )
+
+
+def check_time_limit(time_limit, name: str = "time_limit") -> float | None:
+    """Return ``None`` or a positive float number of seconds."""
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+        raise InvalidParameterError(f"{name} must be a number of seconds or None, got {time_limit!r}.")
+    value = float(time_limit)
+    if not value > 0 or np.isnan(value):
+        raise InvalidParameterError(f"{name} must be > 0 seconds, got {time_limit!r}.")
+    return value
+
+
+def check_nonnegative(value, name: str) -> float:
+    """Return ``value`` as a finite float ``>= 0``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{name} must be a real number, got {value!r}.")
+    value = float(value)
+    if not np.isfinite(value) or value < 0:
+        raise InvalidParameterError(f"{name} must be finite and >= 0, got {value}.")
+    return value
+
+
+def check_choice(value, name: str, choices: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``choices``; otherwise list the valid ones."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        valid = ", ".join(repr(c) for c in choices)
+        raise InvalidParameterError(f"Unknown {name} {value!r}; valid values are {valid}.")
+    return value

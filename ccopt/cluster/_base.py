@@ -1,0 +1,128 @@
+"""The estimator contract shared by every clustering algorithm in ccopt.cluster.
+
+Subclasses store their keyword-only parameters in ``__init__`` (nothing else) and implement
+``_fit(problem, rng, deadline) -> FitOutcome`` on a validated :class:`ClusteringProblem`.
+:meth:`ConstrainedClusterer.fit` validates once, runs the kernel, and sets the fitted
+attributes common to all algorithms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ccopt._timing import Deadline
+from ccopt._validation import check_random_state, check_time_limit
+from ccopt.exceptions import NotFittedError
+from ccopt.metrics import wcss
+from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
+
+__all__ = ["ConstrainedClusterer", "FitOutcome"]
+
+
+@dataclass
+class FitOutcome:
+    """What a kernel returns.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n_samples,)
+        Cluster of each object, in ``0..n_clusters-1``.
+    centers : ndarray of shape (n_clusters, n_features)
+    objective : float
+        The algorithm's own objective (penalised cost, WCSS, ...).
+    n_iter : int
+    status : Status
+    extra : dict
+        Algorithm-specific fitted attributes, set on the estimator as ``<key>_``.
+    """
+
+    labels: np.ndarray
+    centers: np.ndarray
+    objective: float
+    n_iter: int
+    status: Status
+    extra: dict | None = None
+
+
+class ConstrainedClusterer(ClusterMixin, BaseEstimator):
+    """Base class: ``fit(X, *, ml=None, cl=None, constraints=None)`` sets the common attributes.
+
+    Fitted attributes
+    -----------------
+    labels_ : ndarray of int, shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    objective_ : float
+        The algorithm's own objective.
+    inertia_ : float
+        Within-cluster sum of squares of ``labels_`` (to compare algorithms on one scale).
+    n_violations_ : dict
+        ``{"ml": int, "cl": int, "total": int}`` violated constraints.
+    violations_ : ViolationReport
+        Which constraints are violated.
+    n_iter_ : int
+    status_ : Status
+    """
+
+    #: Hard-constraint algorithms need a closure without cannot-links inside must-link
+    #: components and at least ``n_clusters`` components; soft ones do not.
+    _requires_feasible_closure = False
+
+    def _size_bounds(self) -> dict:
+        """Cluster-size bounds to validate with the problem (algorithms with sizes override)."""
+        return {}
+
+    def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
+        raise NotImplementedError
+
+    def fit(self, X, y=None, *, ml=None, cl=None, constraints=None):
+        """Cluster ``X`` under the given constraints.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        ml, cl : array-like of int, shape (m, 2), optional
+            Must-link and cannot-link pairs (0-based object indices).
+        constraints : Constraints, optional
+            Alternative to ``ml``/``cl``.
+
+        Returns
+        -------
+        self
+        """
+        problem = ClusteringProblem.create(
+            X, self.n_clusters, constraints, ml=ml, cl=cl,
+            require_closure=self._requires_feasible_closure, **self._size_bounds(),
+        )
+        rng = check_random_state(getattr(self, "random_state", None))
+        deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
+        outcome = self._fit(problem, rng, deadline)
+        self._set_fitted(problem, outcome)
+        return self
+
+    def _set_fitted(self, problem: ClusteringProblem, outcome: FitOutcome) -> None:
+        labels = np.asarray(outcome.labels, dtype=np.int64)
+        report = problem.constraints.violations(labels)
+        self.labels_ = labels
+        self.cluster_centers_ = np.asarray(outcome.centers, dtype=np.float64)
+        self.objective_ = float(outcome.objective)
+        self.inertia_ = wcss(problem.X, labels)
+        self.violations_ = report
+        self.n_violations_ = {"ml": report.n_ml, "cl": report.n_cl, "total": report.total}
+        self.n_iter_ = int(outcome.n_iter)
+        self.status_ = Status(outcome.status)
+        self.n_features_in_ = problem.n_features
+        for key, value in (outcome.extra or {}).items():
+            setattr(self, f"{key}_", value)
+
+    def fit_predict(self, X, y=None, *, ml=None, cl=None, constraints=None) -> np.ndarray:
+        """Fit and return ``labels_``."""
+        return self.fit(X, ml=ml, cl=cl, constraints=constraints).labels_
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "labels_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit first.")

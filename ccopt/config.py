@@ -1,0 +1,92 @@
+"""Library-wide settings: the memory bound for dense arrays.
+
+Use :func:`set_config` to change a setting for the session and :func:`config_context` to
+change it inside a ``with`` block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from ccopt.exceptions import InvalidParameterError, MemoryBudgetError
+
+__all__ = ["check_dense_memory", "config_context", "get_config", "set_config"]
+
+_GIB = 1024**3
+_config: dict[str, object] = {"max_dense_bytes": 4 * _GIB}
+
+
+def get_config() -> dict[str, object]:
+    """Return a copy of the current settings.
+
+    Returns
+    -------
+    dict
+        ``max_dense_bytes`` (int): the largest dense array, in bytes, that a method may
+        allocate before refusing with :class:`~ccopt.MemoryBudgetError` (default 4 GiB).
+    """
+    return dict(_config)
+
+
+def set_config(*, max_dense_bytes: int | None = None) -> None:
+    """Change library-wide settings.
+
+    Parameters
+    ----------
+    max_dense_bytes : int, optional
+        Bound on a single dense allocation such as the ``n x n`` distance matrix of the
+        k-medoids routes.
+    """
+    if max_dense_bytes is not None:
+        if isinstance(max_dense_bytes, bool) or not isinstance(max_dense_bytes, int):
+            raise InvalidParameterError(
+                f"max_dense_bytes must be an int number of bytes, got {max_dense_bytes!r}."
+            )
+        if max_dense_bytes <= 0:
+            raise InvalidParameterError(f"max_dense_bytes must be > 0, got {max_dense_bytes}.")
+        _config["max_dense_bytes"] = max_dense_bytes
+
+
+@contextlib.contextmanager
+def config_context(**settings) -> Iterator[None]:
+    """Temporarily change settings inside a ``with`` block (same keywords as :func:`set_config`)."""
+    saved = get_config()
+    set_config(**settings)
+    try:
+        yield
+    finally:
+        _config.clear()
+        _config.update(saved)
+
+
+def check_dense_memory(shape: tuple[int, ...], *, itemsize: int = 8, what: str = "array") -> int:
+    """Refuse a dense allocation larger than ``max_dense_bytes``; return its size in bytes.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the array about to be allocated.
+    itemsize : int, default=8
+        Bytes per element.
+    what : str
+        Description used in the error message, e.g. ``"k-medoids distance matrix"``.
+
+    Raises
+    ------
+    MemoryBudgetError
+        If the array would exceed the bound.
+    """
+    n_bytes = itemsize
+    for dim in shape:
+        n_bytes *= int(dim)
+    limit = int(_config["max_dense_bytes"])
+    if n_bytes > limit:
+        dims = " x ".join(str(int(d)) for d in shape)
+        raise MemoryBudgetError(
+            f"The {what} ({dims}) needs {n_bytes / _GIB:.2f} GiB, more than the configured "
+            f"bound of {limit / _GIB:.2f} GiB. Use a method that needs no dense matrix (for "
+            "example criterion='mssc'), subsample the data, or raise the bound with "
+            "ccopt.set_config(max_dense_bytes=...)."
+        )
+    return n_bytes

@@ -1,0 +1,955 @@
+"""Pairwise constraints: one validated object used by every algorithm in ccopt.
+
+A :class:`Constraints` holds must-link (ML) and cannot-link (CL) pairs with optional
+per-constraint weights (confidence, used as penalties by soft algorithms) and hard flags.
+It is built once at the public boundary, from index pairs, an ``n x n`` matrix, a CSV
+file or ground-truth labels, and checked there: every later result (scores, violations)
+comes back aligned with the order in which the user gave the constraints.
+
+Duplicate pairs of the same kind are merged into one constraint (with a
+:class:`~ccopt.exceptions.DuplicateConstraintWarning`); ``to_given`` maps any
+per-constraint array back onto every row the user gave, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import csv
+import numbers
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from os import PathLike
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from ccopt._validation import check_positive_int
+from ccopt.exceptions import (
+    ConflictingConstraintError,
+    DataFormatError,
+    DuplicateConstraintWarning,
+    InfeasibleConstraintsError,
+    InvalidConstraintError,
+    InvalidParameterError,
+)
+
+__all__ = [
+    "CL",
+    "ML",
+    "Constraints",
+    "FeasibilityReport",
+    "MustLinkClosure",
+    "ViolationReport",
+    "as_constraints",
+    "check_feasibility",
+]
+
+ML = 1
+CL = -1
+_KIND_WORDS = {"ml": ML, "must-link": ML, "must_link": ML, "mustlink": ML, "1": ML, "+1": ML,
+               "cl": CL, "cannot-link": CL, "cannot_link": CL, "cannotlink": CL, "-1": CL}
+_MAX_LISTED = 5
+
+
+def _listing(items: Sequence[str]) -> str:
+    """Name at most a few offending rows, then say how many more there are."""
+    shown = ", ".join(items[:_MAX_LISTED])
+    more = len(items) - _MAX_LISTED
+    return f"{shown} (and {more} more)" if more > 0 else shown
+
+
+def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndarray:
+    """Return ``pairs`` as an int64 array of shape (m, 2) or raise naming the bad rows."""
+    if pairs is None:
+        return np.empty((0, 2), dtype=np.int64)
+    try:
+        arr = np.asarray(pairs)
+    except Exception as exc:
+        raise InvalidConstraintError(f"{what} could not be read as an (m, 2) array: {exc}") from exc
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidConstraintError(
+            f"{what} must have shape (m, 2): one row (i, j) per pair, got shape {arr.shape}."
+        )
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise InvalidConstraintError(f"{what} must hold integer object indices, got dtype {arr.dtype}.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        integral = np.isfinite(arr) & (np.round(arr) == arr)
+        bad = np.flatnonzero(~integral.all(axis=1))
+        if bad.size:
+            rows = [f"{row_name(r)} = ({arr[r, 0].item()!r}, {arr[r, 1].item()!r})" for r in bad]
+            raise InvalidConstraintError(
+                f"{what} must hold integer object indices; non-integer values in {_listing(rows)}."
+            )
+    arr = arr.astype(np.int64)
+    negative = np.flatnonzero((arr < 0).any(axis=1))
+    if negative.size:
+        rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in negative]
+        raise InvalidConstraintError(
+            f"{what} has negative object indices in {_listing(rows)}; indices are 0-based."
+        )
+    return arr
+
+
+def _parse_kind(value, row: str) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) in (ML, CL):
+        return int(value)
+    if isinstance(value, str) and value.strip().lower() in _KIND_WORDS:
+        return _KIND_WORDS[value.strip().lower()]
+    raise InvalidConstraintError(
+        f"Unknown constraint kind {value!r} in {row}; use 'ML'/'CL' (or +1/-1)."
+    )
+
+
+def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int], str]) -> np.ndarray:
+    if values is None:
+        return np.full(m, default, dtype=dtype)
+    if np.isscalar(values):
+        arr = np.full(m, values)
+    else:
+        arr = np.asarray(values)
+    if arr.shape != (m,):
+        raise InvalidConstraintError(f"{name} must have one value per constraint ({m}), got shape {arr.shape}.")
+    if dtype is np.bool_:
+        if arr.dtype != np.bool_ and not (np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all()):
+            raise InvalidConstraintError(f"{name} must be booleans, got dtype {arr.dtype}.")
+        return arr.astype(np.bool_)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
+        raise InvalidConstraintError(f"{name} must be real numbers, got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        rows = [f"{row_name(r)} = {arr[r]!r}" for r in bad]
+        raise InvalidConstraintError(f"{name} must be finite and >= 0; bad values in {_listing(rows)}.")
+    return arr
+
+
+@dataclass(frozen=True)
+class ViolationReport:
+    """Which constraints a labelling violates.
+
+    Attributes
+    ----------
+    n_ml, n_cl : int
+        Number of violated must-link and cannot-link constraints.
+    violated : ndarray of bool, shape (n_constraints,)
+        Per constraint, in the constraint object's order.
+    ml_violated, cl_violated : ndarray of int
+        Positions (in the constraint object's order) of the violated ML and CL constraints.
+    """
+
+    n_ml: int
+    n_cl: int
+    violated: np.ndarray
+    ml_violated: np.ndarray
+    cl_violated: np.ndarray
+
+    @property
+    def total(self) -> int:
+        """Total number of violated constraints."""
+        return self.n_ml + self.n_cl
+
+
+class Constraints:
+    """A validated set of must-link and cannot-link constraints.
+
+    Build it with one of the constructors (:meth:`from_pairs`, :meth:`from_matrix`,
+    :meth:`from_csv`, :meth:`from_labels`) or directly from pairs and kinds.
+
+    Parameters
+    ----------
+    pairs : array-like of int, shape (m, 2)
+        Object indices (0-based) of each constrained pair, in the user's order.
+    kinds : array-like, shape (m,)
+        ``+1``/``"ML"`` for must-link, ``-1``/``"CL"`` for cannot-link.
+    weights : array-like of float, shape (m,), optional
+        Confidence of each constraint (penalty weight in soft algorithms); default 1.
+    hard : array-like of bool, shape (m,), optional
+        Constraints that soft algorithms must still respect; default all False.
+    n_samples : int, optional
+        Number of objects; when given, indices are checked to be ``< n_samples``.
+
+    Attributes
+    ----------
+    pairs : ndarray of int64, shape (n_constraints, 2)
+        The distinct constraints, in the order of their first occurrence.
+    kinds : ndarray of int8, shape (n_constraints,)
+        ``ML`` (+1) or ``CL`` (-1).
+    weights : ndarray of float64, shape (n_constraints,)
+    hard : ndarray of bool, shape (n_constraints,)
+    n_samples : int or None
+    given_index : ndarray of int64, shape (n_given,)
+        For every row the user gave, the position of its (merged) constraint.
+
+    Raises
+    ------
+    InvalidConstraintError
+        Non-integer, negative or out-of-range indices, ``i == j``, unknown kinds, bad
+        weights; the message names the offending rows.
+    ConflictingConstraintError
+        A pair given both as must-link and as cannot-link.
+
+    Warns
+    -----
+    DuplicateConstraintWarning
+        When the same pair is given more than once with the same kind; the rows are merged
+        (largest weight, hard if any copy is hard).
+
+    Examples
+    --------
+    >>> from ccopt import Constraints
+    >>> cons = Constraints.from_pairs(ml=[(0, 1), (2, 3)], cl=[(1, 2)], n_samples=5)
+    >>> cons.n_ml, cons.n_cl
+    (2, 1)
+    >>> cons.violations([0, 0, 0, 1, 1]).total
+    2
+    """
+
+    def __init__(self, pairs, kinds, *, weights=None, hard=None, n_samples=None,
+                 _row_name: Callable[[int], str] | None = None, _warn_duplicates: bool = True):
+        row_name = _row_name or (lambda r: f"row {r}")
+        arr = _as_index_pairs(pairs, "pairs", row_name)
+        m_given = arr.shape[0]
+        kinds_given = np.asarray(kinds if kinds is not None else [], dtype=object).reshape(-1)
+        if kinds_given.shape[0] != m_given:
+            raise InvalidConstraintError(
+                f"kinds must have one entry per pair ({m_given}), got {kinds_given.shape[0]}."
+            )
+        kind_arr = np.fromiter((_parse_kind(v, row_name(r)) for r, v in enumerate(kinds_given)),
+                               dtype=np.int8, count=m_given)
+        weight_arr = _per_row(weights, m_given, "weights", 1.0, np.float64, row_name)
+        hard_arr = _per_row(hard, m_given, "hard", False, np.bool_, row_name)
+
+        if n_samples is not None:
+            n_samples = check_positive_int(n_samples, "n_samples")
+            out = np.flatnonzero((arr >= n_samples).any(axis=1))
+            if out.size:
+                rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in out]
+                raise InvalidConstraintError(
+                    f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
+                    f"in {_listing(rows)}."
+                )
+        self_pairs = np.flatnonzero(arr[:, 0] == arr[:, 1])
+        if self_pairs.size:
+            rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in self_pairs]
+            raise InvalidConstraintError(
+                f"A constraint must join two different objects; self-pairs i == j in {_listing(rows)}."
+            )
+
+        first, given_index = self._merge_duplicates(arr, kind_arr, row_name, _warn_duplicates)
+        n_unique = first.shape[0]
+        merged_weight = np.zeros(n_unique)
+        np.maximum.at(merged_weight, given_index, weight_arr)
+        merged_hard = np.zeros(n_unique, dtype=np.bool_)
+        np.logical_or.at(merged_hard, given_index, hard_arr)
+
+        self.pairs = arr[first]
+        self.kinds = kind_arr[first]
+        self.weights = merged_weight
+        self.hard = merged_hard
+        self.n_samples = n_samples
+        self.given_index = given_index
+        self._row_names = [row_name(int(r)) for r in first]
+        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index):
+            a.setflags(write=False)
+
+    @staticmethod
+    def _merge_duplicates(arr, kinds, row_name, warn) -> tuple[np.ndarray, np.ndarray]:
+        """Return the first row of each distinct pair and, per given row, its distinct index."""
+        m = arr.shape[0]
+        if m == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        canon = np.sort(arr, axis=1)
+        _, first_pos, inverse = np.unique(canon, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        # np.unique sorts the pairs; renumber them by first occurrence to keep the user's order.
+        order = np.argsort(first_pos, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        given_index = rank[inverse].astype(np.int64)
+        first = np.sort(first_pos).astype(np.int64)
+        if first.size == m:
+            return first, given_index
+        conflicts, duplicates = [], []
+        for r in np.flatnonzero(np.bincount(given_index) > 1):
+            rows = np.flatnonzero(given_index == r)
+            if np.unique(kinds[rows]).size > 1:
+                ml_row = rows[kinds[rows] == ML][0]
+                cl_row = rows[kinds[rows] == CL][0]
+                conflicts.append(
+                    f"pair ({canon[rows[0], 0]}, {canon[rows[0], 1]}) is must-link in "
+                    f"{row_name(ml_row)} and cannot-link in {row_name(cl_row)}"
+                )
+            else:
+                duplicates.append(f"{' = '.join(row_name(x) for x in rows)}")
+        if conflicts:
+            raise ConflictingConstraintError(
+                "Contradictory constraints: " + _listing(conflicts) + ". Remove one of each pair."
+            )
+        if warn and duplicates:
+            warnings.warn(
+                f"{m - first.size} duplicate constraint row(s) merged: {_listing(duplicates)}. "
+                "Scores and violations are still reported for every row you gave.",
+                DuplicateConstraintWarning,
+                stacklevel=3,
+            )
+        return first, given_index
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_pairs(cls, ml=None, cl=None, *, n_samples=None, ml_weights=None, cl_weights=None,
+                   ml_hard=None, cl_hard=None) -> Constraints:
+        """Build from separate must-link and cannot-link pair arrays.
+
+        The constraint order is the ML pairs in their order, then the CL pairs.
+
+        Parameters
+        ----------
+        ml, cl : array-like of int, shape (m_ml, 2) and (m_cl, 2), optional
+        n_samples : int, optional
+        ml_weights, cl_weights : array-like of float or float, optional
+        ml_hard, cl_hard : array-like of bool or bool, optional
+        """
+        ml_arr = _as_index_pairs(ml, "ml", lambda r: f"ml[{r}]")
+        cl_arr = _as_index_pairs(cl, "cl", lambda r: f"cl[{r}]")
+        n_ml, n_cl = ml_arr.shape[0], cl_arr.shape[0]
+
+        def name(r: int) -> str:
+            return f"ml[{r}]" if r < n_ml else f"cl[{r - n_ml}]"
+
+        def join(ml_values, cl_values, default, what):
+            if ml_values is None and cl_values is None:
+                return None
+            return np.concatenate([_fill(ml_values, n_ml, default, f"ml_{what}"),
+                                   _fill(cl_values, n_cl, default, f"cl_{what}")])
+
+        return cls(
+            np.vstack([ml_arr, cl_arr]),
+            np.concatenate([np.full(n_ml, ML), np.full(n_cl, CL)]).astype(np.int8),
+            weights=join(ml_weights, cl_weights, 1.0, "weights"),
+            hard=join(ml_hard, cl_hard, False, "hard"),
+            n_samples=n_samples,
+            _row_name=name,
+        )
+
+    @classmethod
+    def from_matrix(cls, matrix, *, row_name_prefix: str = "entry") -> Constraints:
+        """Build from an ``n x n`` matrix with 1 = must-link, -1 = cannot-link, 0 = none.
+
+        Both triangles are read: the published BH-kmeans/DILS files keep cannot-links only
+        in the lower triangle. The diagonal is ignored. A pair stored in both triangles
+        counts once; opposite signs in the two triangles raise
+        :class:`~ccopt.exceptions.ConflictingConstraintError`. Constraints come in the order
+        of their canonical pair ``(i, j)``, ``i < j``, row by row.
+        """
+        mat = sp.coo_matrix(matrix) if sp.issparse(matrix) else None
+        if mat is None:
+            dense = np.asarray(matrix)
+            if dense.ndim != 2 or dense.shape[0] != dense.shape[1]:
+                raise InvalidConstraintError(f"A constraint matrix must be square (n x n), got shape {dense.shape}.")
+            if not np.issubdtype(dense.dtype, np.number) or dense.dtype == np.bool_:
+                raise InvalidConstraintError(f"A constraint matrix must be numeric, got dtype {dense.dtype}.")
+            rows, cols = np.nonzero(dense)
+            vals = dense[rows, cols]
+            n = dense.shape[0]
+        else:
+            if mat.shape[0] != mat.shape[1]:
+                raise InvalidConstraintError(f"A constraint matrix must be square (n x n), got shape {mat.shape}.")
+            mat.sum_duplicates()
+            keep = mat.data != 0
+            rows, cols, vals = mat.row[keep], mat.col[keep], mat.data[keep]
+            n = mat.shape[0]
+        off = rows != cols
+        rows, cols, vals = rows[off].astype(np.int64), cols[off].astype(np.int64), vals[off]
+        bad = np.flatnonzero((vals != 1) & (vals != -1))
+        if bad.size:
+            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b]!r}" for b in bad]
+            raise InvalidConstraintError(
+                f"Constraint matrix values must be 1 (ML), -1 (CL) or 0; found {_listing(cells)}."
+            )
+        lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
+        order = np.lexsort((hi, lo))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        pairs = np.column_stack([np.minimum(rows, cols), np.maximum(rows, cols)])
+        return cls(pairs, vals.astype(np.int8), n_samples=n,
+                   _row_name=lambda r: f"{row_name_prefix} ({rows[r]}, {cols[r]})",
+                   _warn_duplicates=False)
+
+    @classmethod
+    def from_matrix_file(cls, path: str | PathLike) -> Constraints:
+        """Read an ``n x n`` constraint matrix from a text file (comma or whitespace separated)."""
+        path = str(path)
+        rows: list[list[float]] = []
+        try:
+            with open(path, newline="") as handle:
+                for line_no, line in enumerate(handle, start=1):
+                    text = line.strip()
+                    if not text:
+                        continue
+                    fields = [f for f in text.replace(",", " ").split() if f]
+                    try:
+                        rows.append([float(f) for f in fields])
+                    except ValueError:
+                        raise DataFormatError(
+                            f"non-numeric value in constraint matrix row: {text[:60]!r}",
+                            path=path, line=line_no) from None
+                    if len(rows[-1]) != len(rows[0]):
+                        raise DataFormatError(
+                            f"expected {len(rows[0])} values like the first row, got {len(rows[-1])}",
+                            path=path, line=line_no)
+        except OSError as exc:
+            raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+        if not rows:
+            raise DataFormatError("the constraint matrix file is empty", path=path)
+        try:
+            return cls.from_matrix(np.array(rows))
+        except InvalidConstraintError as exc:
+            raise DataFormatError(str(exc), path=path) from None
+
+    @classmethod
+    def from_csv(cls, path: str | PathLike, *, n_samples: int | None = None) -> Constraints:
+        """Read constraints from a CSV file with a header ``i,j,kind`` (optional ``weight``, ``hard``).
+
+        Indices are 0-based; ``kind`` is ``ML`` or ``CL``. Malformed rows raise
+        :class:`~ccopt.exceptions.DataFormatError` naming the file and line.
+        """
+        path = str(path)
+        pairs, kinds, weights, hard, lines = [], [], [], [], []
+        try:
+            with open(path, newline="") as handle:
+                reader = csv.reader(handle)
+                header = next(reader, None)
+                if header is None:
+                    raise DataFormatError("the file is empty; expected a header i,j,kind", path=path, line=1)
+                names = [h.strip().lower() for h in header]
+                missing = [c for c in ("i", "j", "kind") if c not in names]
+                if missing:
+                    raise DataFormatError(
+                        f"header {header!r} lacks column(s) {missing}; expected i,j,kind[,weight][,hard]",
+                        path=path, line=1)
+                col = {name: names.index(name) for name in ("i", "j", "kind", "weight", "hard") if name in names}
+                for fields in reader:
+                    line_no = reader.line_num
+                    if not fields or all(not f.strip() for f in fields):
+                        continue
+                    if len(fields) != len(names):
+                        raise DataFormatError(f"expected {len(names)} fields, got {len(fields)}",
+                                              path=path, line=line_no)
+                    try:
+                        i, j = int(fields[col["i"]]), int(fields[col["j"]])
+                    except ValueError:
+                        raise DataFormatError(
+                            f"indices must be integers, got i={fields[col['i']]!r}, j={fields[col['j']]!r}",
+                            path=path, line=line_no) from None
+                    try:
+                        kind = _parse_kind(fields[col["kind"]], f"line {line_no}")
+                    except InvalidConstraintError as exc:
+                        raise DataFormatError(str(exc), path=path, line=line_no) from None
+                    weight = 1.0
+                    if "weight" in col:
+                        try:
+                            weight = float(fields[col["weight"]])
+                        except ValueError:
+                            raise DataFormatError(f"weight must be a number, got {fields[col['weight']]!r}",
+                                                  path=path, line=line_no) from None
+                    flag = False
+                    if "hard" in col:
+                        text = fields[col["hard"]].strip().lower()
+                        if text not in ("0", "1", "true", "false", ""):
+                            raise DataFormatError(f"hard must be true/false or 1/0, got {text!r}",
+                                                  path=path, line=line_no)
+                        flag = text in ("1", "true")
+                    pairs.append((i, j))
+                    kinds.append(kind)
+                    weights.append(weight)
+                    hard.append(flag)
+                    lines.append(line_no)
+        except OSError as exc:
+            raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+        try:
+            return cls(np.array(pairs, dtype=np.int64).reshape(-1, 2), np.array(kinds, dtype=np.int8),
+                       weights=np.array(weights), hard=np.array(hard, dtype=bool), n_samples=n_samples,
+                       _row_name=lambda r: f"{path} line {lines[r]}")
+        except InvalidConstraintError as exc:
+            raise DataFormatError(str(exc), path=path) from None
+
+    @classmethod
+    def from_labels(cls, labels, pairs, *, n_samples: int | None = None) -> Constraints:
+        """Label each pair from ground truth: ML when both objects share a label, CL otherwise."""
+        labels = np.asarray(labels).reshape(-1)
+        arr = _as_index_pairs(pairs, "pairs", lambda r: f"row {r}")
+        n = labels.shape[0] if n_samples is None else n_samples
+        if arr.size and arr.max() >= labels.shape[0]:
+            bad = np.flatnonzero((arr >= labels.shape[0]).any(axis=1))
+            rows = [f"row {r} = ({arr[r, 0]}, {arr[r, 1]})" for r in bad]
+            raise InvalidConstraintError(
+                f"Object index out of range for {labels.shape[0]} labels in {_listing(rows)}."
+            )
+        kinds = np.where(labels[arr[:, 0]] == labels[arr[:, 1]], ML, CL).astype(np.int8)
+        return cls(arr, kinds, n_samples=n)
+
+    @classmethod
+    def empty(cls, n_samples: int | None = None) -> Constraints:
+        """No constraints (unconstrained clustering)."""
+        return cls(np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int8), n_samples=n_samples)
+
+    # ------------------------------------------------------------------ views
+    def __len__(self) -> int:
+        return int(self.pairs.shape[0])
+
+    def __repr__(self) -> str:
+        n = "" if self.n_samples is None else f", n_samples={self.n_samples}"
+        return f"Constraints(n_ml={self.n_ml}, n_cl={self.n_cl}{n})"
+
+    @property
+    def n_given(self) -> int:
+        """Number of rows the user gave (before merging duplicates)."""
+        return int(self.given_index.shape[0])
+
+    @cached_property
+    def ml_mask(self) -> np.ndarray:
+        """Boolean mask of the must-link constraints."""
+        return self.kinds == ML
+
+    @cached_property
+    def cl_mask(self) -> np.ndarray:
+        """Boolean mask of the cannot-link constraints."""
+        return self.kinds == CL
+
+    @cached_property
+    def ml_indices(self) -> np.ndarray:
+        """Positions of the must-link constraints in this object's order."""
+        return np.flatnonzero(self.ml_mask)
+
+    @cached_property
+    def cl_indices(self) -> np.ndarray:
+        """Positions of the cannot-link constraints in this object's order."""
+        return np.flatnonzero(self.cl_mask)
+
+    @property
+    def ml_pairs(self) -> np.ndarray:
+        """Must-link pairs, shape (n_ml, 2)."""
+        return self.pairs[self.ml_mask]
+
+    @property
+    def cl_pairs(self) -> np.ndarray:
+        """Cannot-link pairs, shape (n_cl, 2)."""
+        return self.pairs[self.cl_mask]
+
+    @property
+    def n_ml(self) -> int:
+        """Number of must-link constraints."""
+        return int(self.ml_mask.sum())
+
+    @property
+    def n_cl(self) -> int:
+        """Number of cannot-link constraints."""
+        return int(self.cl_mask.sum())
+
+    @property
+    def kind_names(self) -> np.ndarray:
+        """``"ML"``/``"CL"`` per constraint."""
+        return np.where(self.ml_mask, "ML", "CL")
+
+    def row_name(self, index: int) -> str:
+        """Where constraint ``index`` came from (``"ml[3]"``, ``"data.csv line 5"``, ...)."""
+        return self._row_names[index]
+
+    def to_given(self, values) -> np.ndarray:
+        """Map per-constraint values (this object's order) onto every row the user gave."""
+        values = np.asarray(values)
+        if values.shape[0] != len(self):
+            raise InvalidParameterError(
+                f"Expected one value per constraint ({len(self)}), got {values.shape[0]}."
+            )
+        return values[self.given_index]
+
+    def with_n_samples(self, n_samples: int) -> Constraints:
+        """Return these constraints checked against ``n_samples`` objects."""
+        n_samples = check_positive_int(n_samples, "n_samples")
+        if self.n_samples == n_samples:
+            return self
+        if self.n_samples is not None and self.n_samples != n_samples:
+            raise InvalidConstraintError(
+                f"These constraints were built for n_samples={self.n_samples}, "
+                f"but the data has {n_samples} rows."
+            )
+        out = np.flatnonzero((self.pairs >= n_samples).any(axis=1))
+        if out.size:
+            rows = [f"{self._row_names[r]} = ({self.pairs[r, 0]}, {self.pairs[r, 1]})" for r in out]
+            raise InvalidConstraintError(
+                f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
+                f"in {_listing(rows)}."
+            )
+        clone = self._copy_with(slice(None))
+        clone.n_samples = n_samples
+        return clone
+
+    def subset(self, indices) -> Constraints:
+        """The constraints at ``indices`` (positions or a boolean mask), as a new object."""
+        idx = np.arange(len(self))[np.asarray(indices)] if len(self) else np.empty(0, dtype=np.int64)
+        return self._copy_with(np.asarray(idx, dtype=np.int64).reshape(-1))
+
+    def _copy_with(self, index) -> Constraints:
+        clone = object.__new__(Constraints)
+        clone.pairs = self.pairs[index]
+        clone.kinds = self.kinds[index]
+        clone.weights = self.weights[index]
+        clone.hard = self.hard[index]
+        clone.n_samples = self.n_samples
+        if isinstance(index, slice):
+            clone.given_index = self.given_index
+            clone._row_names = list(self._row_names)
+        else:
+            clone.given_index = np.arange(clone.pairs.shape[0], dtype=np.int64)
+            clone._row_names = [self._row_names[i] for i in index]
+        for a in (clone.pairs, clone.kinds, clone.weights, clone.hard, clone.given_index):
+            a.setflags(write=False)
+        return clone
+
+    def to_csv(self, path: str | PathLike) -> None:
+        """Write ``i,j,kind,weight,hard`` rows (the distinct constraints, in order)."""
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["i", "j", "kind", "weight", "hard"])
+            for (i, j), kind, w, h in zip(self.pairs, self.kind_names, self.weights, self.hard):
+                writer.writerow([int(i), int(j), kind, repr(float(w)), int(h)])
+
+    # ------------------------------------------------------------------ labellings
+    def _check_labels(self, labels) -> np.ndarray:
+        labels = np.asarray(labels).reshape(-1)
+        if len(self) and (self.pairs.max() >= labels.shape[0]):
+            raise InvalidParameterError(
+                f"labels has {labels.shape[0]} entries but a constraint refers to object "
+                f"{int(self.pairs.max())}."
+            )
+        if self.n_samples is not None and labels.shape[0] != self.n_samples:
+            raise InvalidParameterError(
+                f"labels has {labels.shape[0]} entries, expected n_samples={self.n_samples}."
+            )
+        return labels
+
+    def satisfied(self, labels) -> np.ndarray:
+        """Boolean mask: is each constraint satisfied by ``labels``?"""
+        labels = self._check_labels(labels)
+        same = labels[self.pairs[:, 0]] == labels[self.pairs[:, 1]]
+        return np.where(self.ml_mask, same, ~same)
+
+    def is_correct(self, labels_true) -> np.ndarray:
+        """Boolean mask: does each constraint agree with the ground-truth labelling?"""
+        return self.satisfied(labels_true)
+
+    def violations(self, labels) -> ViolationReport:
+        """Count and locate the constraints that ``labels`` violates."""
+        violated = ~self.satisfied(labels)
+        ml_v = np.flatnonzero(violated & self.ml_mask)
+        cl_v = np.flatnonzero(violated & self.cl_mask)
+        return ViolationReport(int(ml_v.size), int(cl_v.size), violated, ml_v, cl_v)
+
+    # ------------------------------------------------------------------ closure
+    @cached_property
+    def closure(self) -> MustLinkClosure:
+        """The must-link closure (super-instances); needs ``n_samples``.
+
+        Raises
+        ------
+        InfeasibleConstraintsError
+            If a cannot-link joins two objects of one must-link component; the message and
+            ``certificate`` give the must-link chain.
+        """
+        if self.n_samples is None:
+            raise InvalidParameterError(
+                "The must-link closure needs n_samples; build the constraints with n_samples=... "
+                "or call .with_n_samples(n)."
+            )
+        return MustLinkClosure.from_constraints(self)
+
+
+def _fill(values, m: int, default, what: str) -> np.ndarray:
+    """One value per pair: a scalar is broadcast, ``None`` means the default."""
+    if values is None:
+        values = default
+    if np.isscalar(values):
+        return np.full(m, values)
+    arr = np.asarray(values).reshape(-1)
+    if arr.size != m:
+        raise InvalidConstraintError(f"{what} must have one value per pair ({m}), got {arr.size}.")
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class MustLinkClosure:
+    """Connected components of the must-link graph (super-instances).
+
+    Attributes
+    ----------
+    component : ndarray of int64, shape (n_samples,)
+        Super-instance of each object; super-instances are numbered by their smallest object.
+    sizes : ndarray of int64, shape (n_super,)
+        Number of objects in each super-instance.
+    cl_pairs : ndarray of int64, shape (n_cl, 2)
+        Each cannot-link constraint mapped onto super-instances, in the constraints' CL order.
+    """
+
+    component: np.ndarray
+    sizes: np.ndarray
+    cl_pairs: np.ndarray
+
+    @classmethod
+    def from_constraints(cls, constraints: Constraints) -> MustLinkClosure:
+        n = constraints.n_samples
+        ml = constraints.ml_pairs
+        graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
+        _, raw = csgraph.connected_components(graph, directed=False)
+        # Renumber components by their smallest member so the numbering is canonical.
+        first_member = np.full(raw.max() + 1 if n else 0, n, dtype=np.int64)
+        np.minimum.at(first_member, raw, np.arange(n))
+        order = np.argsort(first_member, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        component = rank[raw].astype(np.int64)
+        cl_super = component[constraints.cl_pairs] if constraints.n_cl else np.empty((0, 2), dtype=np.int64)
+        inside = np.flatnonzero(cl_super[:, 0] == cl_super[:, 1]) if len(cl_super) else np.empty(0, int)
+        if inside.size:
+            position = constraints.cl_indices[inside[0]]
+            i, j = (int(v) for v in constraints.pairs[position])
+            chain = _ml_chain(graph, i, j)
+            raise InfeasibleConstraintsError(
+                f"Cannot-link ({i}, {j}) [{constraints.row_name(position)}] joins two objects that the "
+                f"must-links already tie together through the chain {' - '.join(map(str, chain))}"
+                + (f" ({inside.size} such cannot-links in all)" if inside.size > 1 else "")
+                + ". Remove the cannot-link or one must-link of the chain.",
+                certificate=chain,
+            )
+        sizes = np.bincount(component, minlength=int(component.max()) + 1 if n else 0).astype(np.int64)
+        for a in (component, sizes, cl_super):
+            a.setflags(write=False)
+        return cls(component=component, sizes=sizes, cl_pairs=cl_super)
+
+    @property
+    def n_super(self) -> int:
+        """Number of super-instances."""
+        return int(self.sizes.shape[0])
+
+    @cached_property
+    def indicator(self) -> sp.csr_matrix:
+        """Sparse (n_super, n_samples) 0/1 membership matrix."""
+        n = self.component.shape[0]
+        return sp.csr_matrix((np.ones(n), (self.component, np.arange(n))), shape=(self.n_super, n))
+
+    def super_instances(self, X, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted mean position and total weight of every super-instance.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        sample_weight : ndarray of shape (n_samples,), optional
+
+        Returns
+        -------
+        centers : ndarray of shape (n_super, n_features)
+        weights : ndarray of shape (n_super,)
+        """
+        X = np.asarray(X, dtype=np.float64)
+        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        weighted = self.indicator.multiply(w[None, :]).tocsr()
+        weights = np.asarray(weighted.sum(axis=1)).reshape(-1)
+        centers = np.asarray(weighted @ X) / weights[:, None]
+        return centers, weights
+
+    def expand(self, super_labels) -> np.ndarray:
+        """Labels per object from labels per super-instance."""
+        return np.asarray(super_labels)[self.component]
+
+    def members(self, super_index: int) -> np.ndarray:
+        """Objects of one super-instance."""
+        return np.flatnonzero(self.component == super_index)
+
+
+def _ml_chain(graph: sp.csr_matrix, source: int, target: int) -> list[int]:
+    """Shortest must-link path from ``source`` to ``target`` (both in one component)."""
+    _, predecessors = csgraph.breadth_first_order(graph, source, directed=False, return_predecessors=True)
+    chain = [target]
+    while chain[-1] != source:
+        chain.append(int(predecessors[chain[-1]]))
+    return chain[::-1]
+
+
+@dataclass(frozen=True)
+class FeasibilityReport:
+    """Can the hard constraints be satisfied with ``k`` non-empty clusters?
+
+    Attributes
+    ----------
+    status : {"feasible", "infeasible", "unknown"}
+    reason : str
+        One sentence saying why.
+    certificate : list of int or None
+        For "infeasible": the must-link chain or the cannot-link clique (object indices).
+    labels : ndarray of shape (n_samples,) or None
+        For "feasible": a labelling into ``k`` non-empty clusters that satisfies every
+        constraint (and the maximum cluster size, when one was given).
+    """
+
+    status: str
+    reason: str
+    certificate: list | None = None
+    labels: np.ndarray | None = None
+
+    @property
+    def feasible(self) -> bool | None:
+        """True, False, or None when unknown."""
+        return {"feasible": True, "infeasible": False}.get(self.status)
+
+    def raise_if_infeasible(self) -> None:
+        """Raise :class:`InfeasibleConstraintsError` with the certificate when infeasible."""
+        if self.status == "infeasible":
+            raise InfeasibleConstraintsError(self.reason, certificate=self.certificate)
+
+
+def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_size: int | None = None,
+                      clique_search_limit: int = 2000, random_state: int = 0) -> FeasibilityReport:
+    """Decide, where it is cheap, whether ``k`` clusters can satisfy the constraints.
+
+    Feasibility is NP-complete for cannot-links (graph colouring), so this returns
+    "feasible" only with a labelling that proves it, "infeasible" only with a certificate,
+    and "unknown" otherwise.
+
+    Checks, in order: a cannot-link inside a must-link component (certificate: the chain);
+    fewer must-link components than ``k``; a component larger than ``max_cluster_size``;
+    greedy colourings of the cannot-link graph on super-instances (DSATUR, smallest-last,
+    a few random orders) with at most ``k`` colours; a (k+1)-clique inside the k-core of
+    that graph (searched while the core has at most ``clique_search_limit`` vertices).
+
+    Parameters
+    ----------
+    constraints : Constraints
+        Must have ``n_samples``.
+    n_clusters : int
+    max_cluster_size : int, optional
+    clique_search_limit : int, default=2000
+    random_state : int, default=0
+        Seed of the random colouring orders.
+
+    Returns
+    -------
+    FeasibilityReport
+    """
+    import networkx as nx
+
+    k = check_positive_int(n_clusters, "n_clusters")
+    n = constraints.n_samples
+    if n is None:
+        raise InvalidParameterError("check_feasibility needs constraints built with n_samples.")
+    try:
+        closure = constraints.closure
+    except InfeasibleConstraintsError as exc:
+        return FeasibilityReport("infeasible", str(exc), certificate=exc.certificate)
+    if closure.n_super < k:
+        return FeasibilityReport(
+            "infeasible",
+            f"The must-links merge the {n} objects into {closure.n_super} groups; "
+            f"{k} non-empty clusters are impossible.",
+            certificate=None,
+        )
+    if max_cluster_size is not None:
+        big = np.flatnonzero(closure.sizes > max_cluster_size)
+        if big.size:
+            members = closure.members(int(big[0])).tolist()
+            return FeasibilityReport(
+                "infeasible",
+                f"A must-link component of {int(closure.sizes[big[0]])} objects exceeds the maximum "
+                f"cluster size {max_cluster_size}: objects {members[:10]}{' ...' if len(members) > 10 else ''}.",
+                certificate=members,
+            )
+        if k * max_cluster_size < n:
+            return FeasibilityReport(
+                "infeasible",
+                f"{k} clusters of at most {max_cluster_size} objects cannot hold {n} objects.",
+            )
+
+    graph = nx.Graph()
+    graph.add_nodes_from(range(closure.n_super))
+    graph.add_edges_from(map(tuple, closure.cl_pairs.tolist()))
+    representative = np.full(closure.n_super, -1, dtype=np.int64)
+    representative[closure.component[::-1]] = np.arange(n)[::-1]
+
+    rng = np.random.default_rng(random_state)
+    strategies: list = ["DSATUR", "smallest_last", "largest_first"]
+    strategies += [_random_order(rng) for _ in range(5)]
+    for strategy in strategies:
+        colouring = nx.greedy_color(graph, strategy=strategy)
+        colours = np.array([colouring[v] for v in range(closure.n_super)], dtype=np.int64)
+        if colours.max(initial=-1) + 1 <= k:
+            labels = _spread_to_k(colours, k, closure.sizes, max_cluster_size)
+            if labels is not None:
+                return FeasibilityReport(
+                    "feasible",
+                    f"A labelling into {k} non-empty clusters satisfies every constraint.",
+                    labels=closure.expand(labels),
+                )
+
+    core = nx.k_core(graph, k)
+    if core.number_of_nodes() <= clique_search_limit:
+        for clique in nx.find_cliques(core):
+            if len(clique) > k:
+                objects = sorted(int(representative[v]) for v in clique[: k + 1])
+                return FeasibilityReport(
+                    "infeasible",
+                    f"Objects {objects} pairwise cannot-link each other (directly or through their "
+                    f"must-link groups): {k + 1} objects need {k + 1} clusters, only {k} allowed.",
+                    certificate=objects,
+                )
+    return FeasibilityReport(
+        "unknown",
+        f"No colouring with {k} clusters was found and no ({k + 1})-clique proves infeasibility; "
+        "the constraints may or may not be satisfiable.",
+    )
+
+
+def _random_order(rng: np.random.Generator):
+    def strategy(graph, colors):
+        nodes = list(graph)
+        return [nodes[i] for i in rng.permutation(len(nodes))]
+    return strategy
+
+
+def _spread_to_k(colours: np.ndarray, k: int, sizes: np.ndarray, max_size: int | None) -> np.ndarray | None:
+    """Turn a colouring with at most ``k`` colours into ``k`` non-empty clusters.
+
+    A super-instance moved alone into an unused colour violates no cannot-link, so empty
+    clusters are filled from the largest classes. Returns None if the size bound fails.
+    """
+    colours = colours.copy()
+    for empty in range(k):
+        if np.any(colours == empty):
+            continue
+        counts = np.bincount(colours, minlength=k)
+        donor = int(np.argmax(counts))
+        colours[np.flatnonzero(colours == donor)[0]] = empty
+    if max_size is not None:
+        load = np.bincount(colours, weights=sizes, minlength=k)
+        if load.max() > max_size:
+            return None
+    return colours
+
+
+def as_constraints(constraints=None, *, ml=None, cl=None, n_samples: int) -> Constraints:
+    """Normalise the two ways of passing constraints into one :class:`Constraints`.
+
+    Either a :class:`Constraints` object (or ``None``) as ``constraints``, or ``ml=`` and
+    ``cl=`` index pairs. The result is bound to ``n_samples`` (indices are range-checked).
+    """
+    if constraints is not None and (ml is not None or cl is not None):
+        raise InvalidParameterError("Pass either a Constraints object or ml=/cl= pairs, not both.")
+    if constraints is None:
+        constraints = Constraints.from_pairs(ml=ml, cl=cl, n_samples=n_samples)
+    elif not isinstance(constraints, Constraints):
+        raise InvalidParameterError(
+            f"constraints must be a ccopt.Constraints object, got {type(constraints).__name__}; "
+            "pass index pairs with ml= and cl= instead."
+        )
+    return constraints.with_n_samples(n_samples)
