@@ -1,0 +1,407 @@
+"""``impact_scores``: the public entry point of the Lagrangian impact score.
+
+Randel, Aloise, Blanchard and Hertz (2021), *A Lagrangian-based score for assessing the
+quality of pairwise constraints in semi-supervised clustering*, DMKD 35(6).
+
+Methods (``method=``), by criterion:
+
+==============  ===========  ================================================================
+criterion       method       lower-bounding step
+==============  ===========  ================================================================
+``kmedoids``    voronoi      the cluster-indexed model (7)-(9): k-medoids Voronoi iteration
+                             with the Lagrangian costs (heuristic, like the paper's relaxed
+                             bilinear solve)
+``kmedoids``    lagrangian   vectorised p-median Lagrangian (assignment rows relaxed too): no
+                             LP solver, a proven bound that reaches the LP bound
+``kmedoids``    lp           LP relaxation of (10) re-solved every iteration on a persistent
+                             solver (the paper's route, Sec. 4.1)
+``kmedoids``    exact        integer program (10) every iteration (small instances only)
+``kmedoids``    lp-dual      one solve: the LP relaxation of (2)-(5) with the epsilon rows;
+                             its row duals are optimal multipliers of the LP-relaxed dual
+``mssc``        kmeans       the k-means-like heuristic of Sec. 4.3 (the paper's Table 3)
+==============  ===========  ================================================================
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ccopt._timing import Deadline
+from ccopt._validation import check_choice, check_random_state
+from ccopt.config import check_dense_memory
+from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
+from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
+from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
+from ccopt.lagrange.oracles import (
+    KMedoidsLagrangianOracle,
+    KMedoidsVoronoiOracle,
+    MSSCLloydOracle,
+    squared_distances,
+)
+from ccopt.lagrange.repair import repair_labels
+from ccopt.lagrange.result import ImpactScoreResult, detection_scores, normalize_scores
+from ccopt.problem import ClusteringProblem
+from ccopt.solvers import DEFAULT_SOLVER
+
+__all__ = ["METHODS", "impact_scores"]
+
+logger = logging.getLogger(__name__)
+
+METHODS = {
+    "kmedoids": ("voronoi", "lagrangian", "lp", "exact", "lp-dual"),
+    "mssc": ("kmeans",),
+}
+_DEFAULT_METHOD = {"kmedoids": "lagrangian", "mssc": "kmeans"}
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """Validated options of one call."""
+
+    criterion: str
+    method: str
+    epsilon: float
+    tau: float
+    score_from: str
+    solver: str
+
+
+def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Setting:
+    criterion = check_choice(criterion, "criterion", METHODS)
+    if method is None:
+        method = _DEFAULT_METHOD[criterion]
+    if not isinstance(method, str) or method not in METHODS[criterion]:
+        valid = ", ".join(repr(m) for m in METHODS[criterion])
+        raise InvalidParameterError(f"Unknown method {method!r} for criterion={criterion!r}; valid: {valid}.")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < float(epsilon) < 1.0:
+        raise InvalidParameterError(f"epsilon must lie strictly between 0 and 1, got {epsilon!r}.")
+    if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0.0 <= float(tau) < 1.0:
+        raise InvalidParameterError(f"tau must lie in [0, 1), got {tau!r}.")
+    score_from = check_choice(score_from, "score_from", ("best", "average"))
+    if not isinstance(solver, str):
+        raise InvalidParameterError(f"solver must be a Pyomo solver name, got {solver!r}.")
+    return _Setting(criterion, method, float(epsilon), float(tau), score_from, solver)
+
+
+def _truth(constraints, labels_true, erroneous, n_samples) -> np.ndarray | None:
+    """Erroneous mask over the distinct constraints, from labels or from a given mask."""
+    if labels_true is not None and erroneous is not None:
+        raise InvalidParameterError("Give either labels_true or erroneous, not both.")
+    if labels_true is not None:
+        labels = np.asarray(labels_true).reshape(-1)
+        if labels.shape[0] != n_samples:
+            raise InvalidParameterError(
+                f"labels_true has {labels.shape[0]} entries, expected n_samples={n_samples}."
+            )
+        return ~constraints.is_correct(labels)
+    if erroneous is not None:
+        mask = np.asarray(erroneous)
+        if mask.dtype != np.bool_ or mask.shape != (constraints.n_given,):
+            raise InvalidParameterError(
+                f"erroneous must be a boolean array with one entry per given constraint "
+                f"({constraints.n_given}), got dtype {mask.dtype} and shape {mask.shape}."
+            )
+        unique = np.zeros(len(constraints), dtype=bool)
+        unique[constraints.given_index[mask]] = True
+        return unique
+    return None
+
+
+class _Predictor:
+    """Scores -> normalised scores -> predictions, with one tolerance for 'zero'."""
+
+    def __init__(self, constraints, tau: float, scale: float):
+        self.constraints = constraints
+        self.tau = tau
+        # Multipliers are in units of the objective; below this they are numerical noise.
+        self.zero_tol = 1e-9 * max(1.0, abs(scale))
+
+    def clean(self, scores: np.ndarray) -> np.ndarray:
+        return np.where(scores < -self.zero_tol, scores, 0.0)
+
+    def predict(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        scores = self.clean(scores)
+        normalized = normalize_scores(scores, self.constraints.ml_mask)
+        return normalized, normalized > self.tau
+
+
+def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterion: str = "kmedoids",
+                  method: str | None = None, epsilon: float = 0.5, max_iter: int = 1000,
+                  time_limit: float | None = None, gap_tol: float = 1e-4,
+                  stagnation_iter: int | None = 300, solver: str = DEFAULT_SOLVER,
+                  random_state=None, progress: bool = True, labels_true=None, erroneous=None,
+                  score_from: str = "best", tau: float = 0.0, repair_every: int | None = None,
+                  repair_time_limit: float = 2.0, step_norm: str = "full") -> ImpactScoreResult:
+    """Impact score (17) of every must-link and cannot-link constraint.
+
+    Solves the Lagrangian dual (11) of the constrained clustering program (2)-(5) by the
+    subgradient method (Algorithm 1) and reads each constraint's score from its
+    multipliers: ``I_uv = sum_c eta_uv^c`` for a cannot-link, ``sum_c lambda_uv^c +
+    gamma_uv^c`` for a must-link. Scores are ``<= 0``; a negative score predicts that the
+    constraint is erroneous (review it).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+    ml, cl : array-like of int, shape (m, 2), optional
+        Must-link and cannot-link pairs (0-based). Scores come back with the ML pairs in
+        their order, then the CL pairs.
+    constraints : Constraints, optional
+        Alternative to ``ml``/``cl``; scores come back in its row order.
+    criterion : {"kmedoids", "mssc"}, default="kmedoids"
+        Clustering criterion ``f``: k-medoids (7)-(9) with Euclidean distances, or MSSC (6).
+    method : str, optional
+        Lower-bounding route (module docstring); default "lagrangian" for k-medoids,
+        "kmeans" for MSSC.
+    epsilon : float, default=0.5
+        The epsilon of rows (3'), (4'), (4''), in ]0, 1[.
+    max_iter : int, default=1000
+        Subgradient iterations (the paper's ``m``).
+    time_limit : float, optional
+        Seconds for the whole computation; the best result so far is returned with
+        status ``time_limit``.
+    gap_tol : float, default=1e-4
+        Stop when the relative gap between the bounds reaches this (0.01 %).
+    stagnation_iter : int or None, default=300
+        Stop when the best lower bound has not improved for this many iterations.
+    solver : str, default="appsi_highs"
+        Pyomo solver for the "lp", "exact" and "lp-dual" methods.
+    random_state : int, Generator or None
+        Seeds the starting clustering and the repair routine.
+    progress : bool, default=True
+        Progress bar with LB/UB/gap (only on a terminal).
+    labels_true : array-like of shape (n_samples,), optional
+        Ground truth; enables F1 in the history and ``result.detection``.
+    erroneous : array-like of bool, shape (n_given,), optional
+        The truth per constraint instead of labels.
+    score_from : {"best", "average"}, default="best"
+        "best": the multipliers of the largest lower bound (Algorithm 1). "average": the
+        mean of the multiplier iterates over the last half of the run (roughly), which
+        damps the oscillation of the subgradient method.
+    tau : float, default=0.0
+        Threshold on the normalised scores (Sec. 4.2): predicted erroneous iff
+        ``normalized > tau``; 0 is the paper's rule "score < 0".
+    repair_every : int, optional
+        Apply the repair routine (Algorithm 2) to every ``repair_every``-th lower-bound
+        solution to improve the upper bound; default 1 for k-medoids and 0 (never; the
+        upper bound comes from COP-kmeans once) for MSSC, as in the paper.
+    repair_time_limit : float, default=2.0
+        Seconds allowed to one repair.
+    step_norm : {"full", "active"}, default="full"
+        Step normalisation of Algorithm 1 (see :class:`SubgradientConfig`).
+
+    Returns
+    -------
+    ImpactScoreResult
+
+    Raises
+    ------
+    InvalidDataError, InvalidConstraintError, InvalidParameterError
+        Bad input (the message says what and where).
+    InfeasibleConstraintsError
+        The constraints cannot all hold with ``n_clusters`` clusters (certificate attached).
+    MemoryBudgetError
+        The k-medoids routes need an ``n x n`` distance matrix larger than the configured
+        bound (:func:`ccopt.set_config`); use ``criterion="mssc"``.
+    SolverNotAvailableError
+        The requested solver is not installed.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import ccopt
+    >>> X, y = load_iris(return_X_y=True)
+    >>> result = ccopt.impact_scores(X, 3, ml=[(0, 1), (0, 50)], cl=[(0, 100)],
+    ...                              criterion="mssc", random_state=0, progress=False)
+    >>> result.scores.shape
+    (3,)
+    """
+    start = time.perf_counter()
+    setting = _check_setting(criterion, method, epsilon, tau, score_from, solver)
+    problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl)
+    cons = problem.constraints
+    if repair_every is None:
+        repair_every = 1 if setting.criterion == "kmedoids" else 0
+    config = SubgradientConfig(max_iter=max_iter, time_limit=time_limit, gap_tol=gap_tol,
+                               stagnation_iter=stagnation_iter, repair_every=repair_every,
+                               step_norm=step_norm, progress=progress)
+    truth = _truth(cons, labels_true, erroneous, problem.n_samples)
+    rng = check_random_state(random_state)
+    deadline = Deadline(config.time_limit)
+
+    if setting.method == "lp-dual":
+        from ccopt.lagrange.lp_routes import lp_dual_scores
+
+        outcome = lp_dual_scores(problem, setting.epsilon, setting.solver, deadline, rng)
+    else:
+        route = _ROUTES[setting.criterion](problem, setting, rng, deadline, repair_time_limit)
+        predictor = _Predictor(cons, setting.tau, route.initial_upper)
+        f1_of = None
+        if truth is not None:
+            def f1_of(mult: Multipliers) -> float:
+                return detection_scores(predictor.predict(mult.scores(cons))[1], truth).f1
+        remaining = deadline.remaining()
+        if remaining is not None:
+            config = SubgradientConfig(**{**config.__dict__, "time_limit": max(remaining, 1e-3)})
+        outcome = run_subgradient(
+            route.oracle, Multipliers.zeros(cons.n_cl, cons.n_ml, route.oracle.n_index), config=config,
+            initial_upper=route.initial_upper, initial_labels=route.initial_labels,
+            upper_bound=route.upper_bound, f1_of=f1_of, average_tail=setting.score_from == "average",
+        )
+
+    mult = outcome.average_multipliers if setting.score_from == "average" and outcome.average_multipliers is not None \
+        else outcome.best_multipliers
+    predictor = _Predictor(cons, setting.tau, outcome.upper_bound if math.isfinite(outcome.upper_bound) else 1.0)
+    unique_scores = predictor.clean(mult.scores(cons))
+    normalized, predicted = predictor.predict(unique_scores)
+    detection = detection_scores(predicted, truth) if truth is not None else None
+    labels = outcome.best_labels
+    return ImpactScoreResult(
+        constraints=cons,
+        scores=cons.to_given(unique_scores),
+        normalized_scores=cons.to_given(normalized),
+        tau=setting.tau,
+        predicted_erroneous=cons.to_given(predicted),
+        lower_bound=outcome.lower_bound,
+        upper_bound=outcome.upper_bound,
+        lower_is_bound=outcome.lower_is_bound,
+        multipliers=mult,
+        labels=None if labels is None else np.asarray(labels),
+        history=outcome.history,
+        status=outcome.status,
+        n_iter=outcome.n_iter,
+        seconds=time.perf_counter() - start,
+        criterion=setting.criterion,
+        method=setting.method,
+        score_from=setting.score_from,
+        detection=detection,
+        erroneous=None if truth is None else cons.to_given(truth),
+    )
+
+
+@dataclass
+class _Route:
+    """An oracle with its starting feasible solution and its repair-based upper bound."""
+
+    oracle: object
+    initial_upper: float
+    initial_labels: np.ndarray
+    upper_bound: object
+
+
+def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstrained_labels, unconstrained_cost):
+    """COP-kmeans (Algorithm 1's starting upper bound), or Algorithm 2 on an unconstrained solution.
+
+    Both are kept when both succeed; the cheaper one starts the run.
+    """
+    from ccopt.cluster.cop_kmeans import cop_kmeans_problem
+
+    candidates = []
+    try:
+        labels = cop_kmeans_problem(problem, rng, Deadline(deadline.budget(10.0)), n_init=5)
+        candidates.append((cost_of(labels), labels))
+    except ClusteringDeadEndError as exc:
+        logger.info("COP-kmeans found no start (%s); repairing the unconstrained solution", exc)
+    repaired = repair_labels(unconstrained_labels, unconstrained_cost, problem.closure, rng,
+                             deadline=Deadline(deadline.budget(10.0)))
+    if repaired.feasible:
+        candidates.append((cost_of(repaired.labels), repaired.labels))
+    if not candidates:
+        return math.inf, None
+    value, labels = min(candidates, key=lambda pair: pair[0])
+    return float(value), labels
+
+
+def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
+    from sklearn.cluster import KMeans
+
+    from ccopt.metrics import wcss
+
+    X, k = problem.X, problem.n_clusters
+    seed = int(rng.integers(2**31 - 1))
+    km = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(X)
+    initial_upper, initial_labels = _feasible_start(
+        problem, rng, deadline, lambda labels: wcss(X, labels), km.labels_, squared_distances(X, km.cluster_centers_)
+    )
+    operator = PairwiseOperator(problem.constraints, setting.epsilon)
+    oracle = MSSCLloydOracle(X, operator, km.cluster_centers_)
+
+    def upper_bound(solution):
+        result = repair_labels(solution.labels, squared_distances(X, oracle.centers), problem.closure, rng,
+                               deadline=Deadline(repair_time_limit))
+        return (wcss(X, result.labels), result.labels) if result.feasible else None
+
+    return _Route(oracle, initial_upper, initial_labels, upper_bound)
+
+
+def kmedoids_cost(distances: np.ndarray, labels: np.ndarray) -> float:
+    """k-medoids objective of a labelling: each cluster served by its best member."""
+    total = 0.0
+    for c in np.unique(labels):
+        members = np.flatnonzero(labels == c)
+        total += float(distances[np.ix_(members, members)].sum(axis=0).min())
+    return total
+
+
+def _medoids_of(distances: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    medoids = []
+    for c in np.unique(labels):
+        members = np.flatnonzero(labels == c)
+        medoids.append(members[np.argmin(distances[np.ix_(members, members)].sum(axis=0))])
+    return np.asarray(medoids)
+
+
+def pairwise_distances_checked(X: np.ndarray) -> np.ndarray:
+    """Euclidean distance matrix, refusing past the memory bound with a clear message."""
+    from scipy.spatial.distance import cdist
+
+    check_dense_memory((X.shape[0], X.shape[0]), what="k-medoids distance matrix")
+    return cdist(X, X)
+
+
+def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
+    from sklearn.cluster import KMeans
+
+    X, k = problem.X, problem.n_clusters
+    distances = pairwise_distances_checked(X)
+    seed = int(rng.integers(2**31 - 1))
+    km_labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(X).labels_
+    medoids = _medoids_of(distances, km_labels)
+    initial_upper, initial_labels = _feasible_start(
+        problem, rng, deadline, lambda labels: kmedoids_cost(distances, labels),
+        np.argmin(distances[:, medoids], axis=1), distances[:, medoids],
+    )
+    operator = PairwiseOperator(problem.constraints, setting.epsilon)
+    start_medoids = _medoids_of(distances, initial_labels) if initial_labels is not None else medoids
+    if setting.method == "voronoi":
+        oracle = KMedoidsVoronoiOracle(distances, operator, medoids)
+    elif setting.method == "lagrangian":
+        oracle = KMedoidsLagrangianOracle(distances, k, operator, distances[:, start_medoids].min(axis=1))
+    else:
+        from ccopt.lagrange.lp_routes import KMedoidsModelOracle
+
+        oracle = KMedoidsModelOracle(problem, operator, distances, integer=setting.method == "exact",
+                                     solver=setting.solver, deadline=deadline)
+
+    def upper_bound(solution):
+        open_medoids = solution.open_clusters
+        if open_medoids is None or open_medoids.size != k:
+            open_medoids = np.unique(solution.labels)
+            if open_medoids.size != k:
+                return None
+        cost = distances[:, open_medoids]
+        local = np.argmin(cost, axis=1)
+        result = repair_labels(local, cost, problem.closure, rng, deadline=Deadline(repair_time_limit))
+        return (kmedoids_cost(distances, result.labels), result.labels) if result.feasible else None
+
+    return _Route(oracle, initial_upper, initial_labels, upper_bound)
+
+
+_ROUTES = {"mssc": _mssc_route, "kmedoids": _kmedoids_route}

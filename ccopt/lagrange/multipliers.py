@@ -1,0 +1,155 @@
+"""Lagrange multipliers of the pairwise rows (3'), (4'), (4'') and the algebra around them.
+
+With the epsilon rows of Randel et al. (2021) relaxed as in (10), the Lagrangian of a
+labelling matrix ``x`` (objects x clusters) is
+
+.. math::
+
+    L(x; \\eta, \\lambda, \\gamma) = f(x)
+        + \\sum_{(u,v) \\in CL} \\sum_c \\eta_{uv}^c (1 + \\epsilon - x_u^c - x_v^c)
+        + \\sum_{(u,v) \\in ML} \\sum_c \\lambda_{uv}^c (\\epsilon + x_u^c - x_v^c)
+        + \\gamma_{uv}^c (\\epsilon + x_v^c - x_u^c),
+
+with :math:`\\eta, \\lambda, \\gamma \\le 0`. The penalty part is linear in ``x``: object
+``i`` placed in cluster ``c`` pays ``P[i, c]`` independently of where its partners are,
+plus a constant. :class:`PairwiseOperator` computes ``P`` for all objects at once through
+sparse incidence matrices, and the subgradients of every row family from ``x``.
+
+Clusters are indexed by ``c = 0..K-1``: ``K = k`` for the cluster-indexed MSSC model and
+``K = n`` (candidate medoids) for the p-median form of k-medoids (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ccopt.constraints import Constraints
+
+__all__ = ["Multipliers", "PairwiseOperator", "Subgradient"]
+
+
+@dataclass
+class Multipliers:
+    """Multipliers of the relaxed pairwise rows; all entries are ``<= 0``.
+
+    Attributes
+    ----------
+    eta : ndarray of shape (n_cl, K)
+        Cannot-link rows (3').
+    lam : ndarray of shape (n_ml, K)
+        Must-link rows (4').
+    gamma : ndarray of shape (n_ml, K)
+        Must-link rows (4'').
+    """
+
+    eta: np.ndarray
+    lam: np.ndarray
+    gamma: np.ndarray
+
+    @classmethod
+    def zeros(cls, n_cl: int, n_ml: int, n_clusters: int) -> Multipliers:
+        """Algorithm 1 starts from zero multipliers."""
+        return cls(np.zeros((n_cl, n_clusters)), np.zeros((n_ml, n_clusters)), np.zeros((n_ml, n_clusters)))
+
+    def copy(self) -> Multipliers:
+        """Independent copy."""
+        return Multipliers(self.eta.copy(), self.lam.copy(), self.gamma.copy())
+
+    def cl_scores(self) -> np.ndarray:
+        """Impact score (17) of each cannot-link: the sum of its multipliers over clusters."""
+        return self.eta.sum(axis=1)
+
+    def ml_scores(self) -> np.ndarray:
+        """Impact score (17) of each must-link: the sum of its two rows' multipliers."""
+        return self.lam.sum(axis=1) + self.gamma.sum(axis=1)
+
+    def scores(self, constraints: Constraints) -> np.ndarray:
+        """Impact scores in the order of ``constraints`` (ML and CL interleaved as given)."""
+        out = np.zeros(len(constraints))
+        out[constraints.ml_indices] = self.ml_scores()
+        out[constraints.cl_indices] = self.cl_scores()
+        return out
+
+
+@dataclass
+class Subgradient:
+    """Subgradient of the Lagrangian with respect to each multiplier family."""
+
+    eta: np.ndarray
+    lam: np.ndarray
+    gamma: np.ndarray
+
+
+class PairwiseOperator:
+    """Sparse incidence of the constraints, for penalties and subgradients in O(m K).
+
+    Parameters
+    ----------
+    constraints : Constraints
+        Bound to ``n_samples``.
+    epsilon : float
+        The epsilon of rows (3'), (4'), (4''), in ]0, 1[.
+    """
+
+    def __init__(self, constraints: Constraints, epsilon: float):
+        n = constraints.n_samples
+        self.n_samples = n
+        self.epsilon = float(epsilon)
+        self.cl_u, self.cl_v = constraints.cl_pairs.T.copy() if constraints.n_cl else (np.empty(0, int),) * 2
+        self.ml_u, self.ml_v = constraints.ml_pairs.T.copy() if constraints.n_ml else (np.empty(0, int),) * 2
+        n_cl, n_ml = self.cl_u.size, self.ml_u.size
+        self.n_cl, self.n_ml = n_cl, n_ml
+        cols_cl = np.arange(n_cl)
+        self._cl_incidence = sp.csr_matrix(
+            (np.ones(2 * n_cl), (np.concatenate([self.cl_u, self.cl_v]), np.concatenate([cols_cl, cols_cl]))),
+            shape=(n, n_cl),
+        )
+        cols_ml = np.arange(n_ml)
+        self._ml_incidence = sp.csr_matrix(
+            (np.concatenate([np.ones(n_ml), -np.ones(n_ml)]),
+             (np.concatenate([self.ml_u, self.ml_v]), np.concatenate([cols_ml, cols_ml]))),
+            shape=(n, n_ml),
+        )
+
+    def penalty(self, mult: Multipliers) -> np.ndarray:
+        """Per-object, per-cluster linear cost ``P`` of shape (n_samples, K).
+
+        ``P[i, c]`` is the coefficient of ``x_i^c`` in the penalty terms of (10).
+        """
+        return np.asarray(self._cl_incidence @ (-mult.eta)) + np.asarray(self._ml_incidence @ (mult.lam - mult.gamma))
+
+    def constant(self, mult: Multipliers) -> float:
+        """The part of the penalty terms of (10) that does not depend on ``x``."""
+        eps = self.epsilon
+        return float((1.0 + eps) * mult.eta.sum() + eps * (mult.lam.sum() + mult.gamma.sum()))
+
+    def subgradient(self, x) -> Subgradient:
+        """Row activities ``1 + eps - x_u - x_v`` (CL), ``eps + x_u - x_v``, ``eps + x_v - x_u`` (ML).
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_samples, K), or int labels of shape (n_samples,)
+            Assignment (possibly fractional); labels mean a 0/1 assignment.
+        """
+        eps = self.epsilon
+        if x.ndim == 1:
+            raise TypeError("subgradient needs an assignment matrix; use subgradient_from_labels")
+        g_cl = (1.0 + eps) - x[self.cl_u] - x[self.cl_v]
+        diff = x[self.ml_u] - x[self.ml_v]
+        return Subgradient(g_cl, eps + diff, eps - diff)
+
+    def subgradient_from_labels(self, labels: np.ndarray, n_clusters: int) -> Subgradient:
+        """Subgradient for a 0/1 assignment given as labels, without forming x densely."""
+        eps = self.epsilon
+        g_cl = np.full((self.n_cl, n_clusters), 1.0 + eps)
+        rows = np.arange(self.n_cl)
+        np.subtract.at(g_cl, (rows, labels[self.cl_u]), 1.0)
+        np.subtract.at(g_cl, (rows, labels[self.cl_v]), 1.0)
+        diff = np.zeros((self.n_ml, n_clusters))
+        rows = np.arange(self.n_ml)
+        np.add.at(diff, (rows, labels[self.ml_u]), 1.0)
+        np.subtract.at(diff, (rows, labels[self.ml_v]), 1.0)
+        return Subgradient(g_cl, eps + diff, eps - diff)

@@ -1,0 +1,274 @@
+"""Lower-bounding oracles: solve (10) for fixed multipliers.
+
+Each oracle maps multipliers to a solution ``x`` of the Lagrangian problem and its value.
+The subgradient driver (:mod:`ccopt.lagrange.driver`) only talks to this interface:
+
+* :class:`MSSCLloydOracle` — the paper's MSSC route (Sec. 4.3): a k-means-like descent in
+  which each object goes to the cluster with the smallest squared distance plus its
+  Lagrangian penalty. A heuristic: its value estimates ``L`` from above.
+* :class:`KMedoidsLagrangianOracle` — a vectorised k-medoids oracle that needs no LP
+  solver: the assignment rows of the p-median form are relaxed too, so the subproblem
+  splits per candidate medoid (pick the ``k`` most negative column sums). By the
+  integrality property of that subproblem its dual reaches the LP bound.
+* :class:`KMedoidsLPOracle` and :class:`KMedoidsExactOracle` (in :mod:`ccopt.lagrange.lp_oracles`)
+  re-solve the Pyomo model of (10) through :mod:`ccopt.solvers`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
+
+__all__ = ["KMedoidsLagrangianOracle", "KMedoidsVoronoiOracle", "MSSCLloydOracle", "OracleSolution"]
+
+
+@dataclass
+class OracleSolution:
+    """What a lower-bounding step returns.
+
+    Attributes
+    ----------
+    value : float
+        ``L(multipliers)`` (or the oracle's estimate of it).
+    labels : ndarray of int, shape (n_samples,)
+        A labelling read from the solution (cluster index in ``0..K-1``), the input of the
+        repair routine.
+    subgradient : Subgradient
+        Row activities of the relaxed pairwise rows at the solution.
+    extra_subgradients : dict
+        Subgradients of multiplier families the oracle owns (e.g. ``"mu"``).
+    is_bound : bool
+        Whether ``value`` is a valid lower bound on the constrained optimum.
+    open_clusters : ndarray of int or None
+        For k-medoids, the ``k`` medoids the solution opened.
+    """
+
+    value: float
+    labels: np.ndarray
+    subgradient: Subgradient
+    extra_subgradients: dict = field(default_factory=dict)
+    is_bound: bool = True
+    open_clusters: np.ndarray | None = None
+
+
+def squared_distances(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """``||x_i - c_j||^2`` for all objects and centres, shape (n, k), clipped at 0."""
+    sq = (X * X).sum(axis=1)[:, None] - 2.0 * X @ centers.T + (centers * centers).sum(axis=1)[None, :]
+    np.maximum(sq, 0.0, out=sq)
+    return sq
+
+
+class _LloydTypeOracle:
+    """Descent for "criterion + linear cost per object and cluster", clusters indexed ``0..k-1``.
+
+    For fixed multipliers the Lagrangian (10) is the clustering criterion plus a linear
+    cost ``P[i, c]`` per object and cluster (:class:`PairwiseOperator`). Alternating
+    "assign every object to ``argmin_c cost(i, c) + P[i, c]``" and "re-fit each cluster's
+    representative" never increases that value. A heuristic: its value estimates the
+    Lagrangian from above, so it is not a proven lower bound.
+
+    The descent starts from the previous solution's representatives, so cluster ``c`` keeps
+    its meaning from one multiplier update to the next (the multipliers are indexed by
+    ``c``). An empty cluster takes the object that is cheapest to move, so every cluster
+    stays non-empty.
+    """
+
+    is_exact = False
+
+    def __init__(self, operator: PairwiseOperator, n_clusters: int, max_inner_iter: int):
+        self.op = operator
+        self.n_clusters = n_clusters
+        self.max_inner_iter = max_inner_iter
+        self.extra: dict[str, np.ndarray] = {}
+
+    @property
+    def n_index(self) -> int:
+        """Number of cluster indices of the multipliers (``k``)."""
+        return self.n_clusters
+
+    def cost(self) -> np.ndarray:
+        """Criterion cost of every object in every cluster, shape (n, k)."""
+        raise NotImplementedError
+
+    def refit(self, labels: np.ndarray) -> None:
+        """Move each cluster's representative to its best position for ``labels``."""
+        raise NotImplementedError
+
+    def criterion(self, labels: np.ndarray) -> float:
+        """The clustering criterion of ``labels`` (representatives re-fitted)."""
+        raise NotImplementedError
+
+    def solve(self, mult: Multipliers) -> OracleSolution:
+        k = self.n_clusters
+        penalty = self.op.penalty(mult)
+        labels = None
+        for _ in range(self.max_inner_iter):
+            total = self.cost() + penalty
+            new_labels = _fill_empty_clusters(np.argmin(total, axis=1), total, k)
+            if labels is not None and np.array_equal(new_labels, labels):
+                break
+            labels = new_labels
+            self.refit(labels)
+        value = self.criterion(labels) + float(penalty[np.arange(labels.size), labels].sum()) + self.op.constant(mult)
+        return OracleSolution(value, labels, self.op.subgradient_from_labels(labels, k), is_bound=False,
+                              open_clusters=np.arange(k))
+
+
+class MSSCLloydOracle(_LloydTypeOracle):
+    """The k-means-like lower-bounding heuristic of Randel et al. (2021), Sec. 4.3.
+
+    Objects go to ``argmin_c ||x_i - mu_c||^2 + P[i, c]``; centres move to their cluster's
+    mean. Reading chosen: the paper's "largest reduction of the expression" is taken with
+    the centres held fixed during the assignment (Lloyd), which vectorises; the exact
+    Hartigan move would update centres after every object.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    operator : PairwiseOperator
+    initial_centers : ndarray of shape (n_clusters, n_features)
+    max_inner_iter : int, default=50
+    """
+
+    def __init__(self, X: np.ndarray, operator: PairwiseOperator, initial_centers: np.ndarray,
+                 max_inner_iter: int = 50):
+        super().__init__(operator, initial_centers.shape[0], max_inner_iter)
+        self.X = X
+        self.centers = np.array(initial_centers, dtype=np.float64)
+
+    def cost(self) -> np.ndarray:
+        return squared_distances(self.X, self.centers)
+
+    def refit(self, labels: np.ndarray) -> None:
+        self.centers = _cluster_means(self.X, labels, self.n_clusters, self.centers)
+
+    def criterion(self, labels: np.ndarray) -> float:
+        return float(((self.X - self.centers[labels]) ** 2).sum())
+
+
+class KMedoidsVoronoiOracle(_LloydTypeOracle):
+    """Cluster-indexed k-medoids Lagrangian heuristic (Voronoi iteration with costs).
+
+    The paper's k-medoids model (7)-(9) indexes clusters by ``c = 1..k``, each with a
+    medoid; its objective is bilinear in ``x`` and ``y``, so relaxing integrality keeps
+    integral optima and the relaxed (10) is, in effect, the integer Lagrangian subproblem.
+    This oracle solves that subproblem by the Voronoi iteration: objects go to
+    ``argmin_c d(i, m_c) + P[i, c]``; each medoid ``m_c`` moves to the member of cluster
+    ``c`` with the least total distance to the cluster.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples, n_samples)
+    operator : PairwiseOperator
+    initial_medoids : ndarray of int, shape (n_clusters,)
+    max_inner_iter : int, default=50
+    """
+
+    def __init__(self, distances: np.ndarray, operator: PairwiseOperator, initial_medoids,
+                 max_inner_iter: int = 50):
+        super().__init__(operator, len(initial_medoids), max_inner_iter)
+        self.d = distances
+        self.medoids = np.array(initial_medoids, dtype=np.int64)
+
+    def cost(self) -> np.ndarray:
+        return self.d[:, self.medoids]
+
+    def refit(self, labels: np.ndarray) -> None:
+        for c in range(self.n_clusters):
+            members = np.flatnonzero(labels == c)
+            if members.size:
+                self.medoids[c] = members[np.argmin(self.d[np.ix_(members, members)].sum(axis=0))]
+
+    def criterion(self, labels: np.ndarray) -> float:
+        return float(self.d[np.arange(labels.size), self.medoids[labels]].sum())
+
+
+def _cluster_means(X: np.ndarray, labels: np.ndarray, k: int, previous: np.ndarray) -> np.ndarray:
+    counts = np.bincount(labels, minlength=k).astype(np.float64)
+    sums = np.zeros((k, X.shape[1]))
+    np.add.at(sums, labels, X)
+    centers = previous.copy()
+    nonempty = counts > 0
+    centers[nonempty] = sums[nonempty] / counts[nonempty, None]
+    return centers
+
+
+def _fill_empty_clusters(labels: np.ndarray, cost: np.ndarray, k: int) -> np.ndarray:
+    counts = np.bincount(labels, minlength=k)
+    if counts.min() > 0:
+        return labels
+    labels = labels.copy()
+    own = cost[np.arange(labels.size), labels]
+    for c in np.flatnonzero(counts == 0):
+        counts = np.bincount(labels, minlength=k)
+        movable = counts[labels] > 1
+        # The object whose move to c hurts least relative to where it is now.
+        regret = np.where(movable, cost[:, c] - own, np.inf)
+        i = int(np.argmin(regret))
+        labels[i] = c
+        own[i] = cost[i, c]
+    return labels
+
+
+class KMedoidsLagrangianOracle:
+    """Vectorised k-medoids lower bound with the assignment rows relaxed as well.
+
+    The p-median form (DESIGN.md) has ``z[i, j]`` (object ``i`` served by medoid ``j``),
+    ``y[j]``, rows ``sum_j z[i, j] = 1``, ``z[i, j] <= y[j]``, ``sum_j y[j] = k``. Relaxing
+    the assignment rows with free multipliers ``mu`` in addition to the pairwise rows gives
+
+    .. math::
+
+        L(\\mu, \\eta, \\lambda, \\gamma) = \\sum_i \\mu_i + C(\\eta, \\lambda, \\gamma)
+            + \\min_{|S| = k} \\sum_{j \\in S} \\rho_j, \\qquad
+        \\rho_j = \\sum_i \\min(0, d_{ij} + P_{ij} - \\mu_i),
+
+    so the subproblem is a column sum and a partial sort: choose the ``k`` candidate
+    medoids with the most negative ``rho``. The subproblem has the integrality property,
+    hence the maximum over all multipliers equals the LP relaxation bound of (2)-(5) with
+    the epsilon rows — the bound of the paper's LP route — without an LP solver. Every
+    value is a valid lower bound on the k-medoids optimum.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples, n_samples)
+    n_clusters : int
+    operator : PairwiseOperator
+    initial_mu : ndarray of shape (n_samples,)
+        Start of the assignment multipliers, e.g. each object's distance to its medoid in a
+        feasible solution (then the first bound is already close to that solution's cost).
+    """
+
+    is_exact = True
+
+    def __init__(self, distances: np.ndarray, n_clusters: int, operator: PairwiseOperator,
+                 initial_mu: np.ndarray):
+        self.d = distances
+        self.n_clusters = n_clusters
+        self.op = operator
+        self.extra: dict[str, np.ndarray] = {"mu": np.array(initial_mu, dtype=np.float64)}
+        self.extra_projection: dict[str, str] = {"mu": "free"}
+
+    @property
+    def n_index(self) -> int:
+        """Number of cluster indices of the multipliers (``n``: candidate medoids)."""
+        return self.d.shape[0]
+
+    def solve(self, mult: Multipliers) -> OracleSolution:
+        mu = self.extra["mu"]
+        reduced = self.d + self.op.penalty(mult) - mu[:, None]
+        negative = np.minimum(reduced, 0.0)
+        rho = negative.sum(axis=0)
+        k = self.n_clusters
+        medoids = np.argpartition(rho, k - 1)[:k] if k < rho.size else np.arange(rho.size)
+        value = float(mu.sum() + self.op.constant(mult) + rho[medoids].sum())
+        z = np.zeros_like(reduced)
+        z[:, medoids] = reduced[:, medoids] < 0.0
+        g_mu = 1.0 - z.sum(axis=1)
+        # A labelling for the repair step: each object to the open medoid of least reduced cost.
+        labels = medoids[np.argmin(reduced[:, medoids], axis=1)]
+        return OracleSolution(value, labels, self.op.subgradient(z), {"mu": g_mu}, is_bound=True,
+                              open_clusters=np.sort(medoids))

@@ -1,0 +1,228 @@
+"""Algorithm 2 of Randel et al. (2021): restore feasibility of a labelling.
+
+The routine works on must-link super-instances (:class:`~ccopt.constraints.MustLinkClosure`):
+moving an object "with the data points it is must-linked to" (Algorithm 2) is moving its
+super-instance, and a violated must-link is a super-instance split across clusters.
+
+1. Every split super-instance goes whole to its best cluster w.r.t. the criterion.
+2. While a cannot-link is violated: pick at random a super-instance involved in a
+   violated cannot-link and move it to the best other cluster, preferring clusters that
+   hold none of its cannot-link partners.
+3. Clusters left empty receive one super-instance each (taken where it costs most), so the
+   result is a ``k``-partition; with the MSSC criterion this never increases the cost.
+
+Step 2 may cycle when the cannot-link graph is hard to colour. When it stops on
+``max_moves`` without success, a complete search takes over (backtracking over the
+super-instances in DSATUR order, trying the cheapest clusters first, up to
+``max_search_nodes`` nodes), so a feasible labelling is returned whenever one exists and
+the search finishes; only then, or on the time limit, is failure reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ccopt._timing import Deadline
+from ccopt.constraints import MustLinkClosure
+
+__all__ = ["RepairResult", "repair_labels"]
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """Outcome of :func:`repair_labels`.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n_samples,)
+        Labels in ``0..k-1`` (feasible when ``feasible`` is True).
+    feasible : bool
+        Every constraint satisfied and every cluster non-empty.
+    n_moves : int
+        Super-instance moves made in step 2.
+    message : str
+        Empty when feasible; otherwise why feasibility was not restored.
+    """
+
+    labels: np.ndarray
+    feasible: bool
+    n_moves: int
+    message: str = ""
+
+
+def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure,
+                  rng: np.random.Generator, *, deadline: Deadline | None = None,
+                  max_moves: int | None = None, max_search_nodes: int = 200_000) -> RepairResult:
+    """Make ``labels`` satisfy every must-link and cannot-link (Algorithm 2).
+
+    Parameters
+    ----------
+    labels : ndarray of int, shape (n_samples,)
+        Cluster of each object in ``0..k-1``.
+    cost : ndarray of shape (n_samples, k)
+        Cost of each object in each cluster w.r.t. the criterion (squared distance to the
+        cluster centre for MSSC, distance to the medoid for k-medoids); "best cluster"
+        means least total cost of the moved objects.
+    closure : MustLinkClosure
+    rng : numpy.random.Generator
+        Chooses which violated cannot-link endpoint moves next.
+    deadline : Deadline, optional
+        The routine's own time limit.
+    max_moves : int, optional
+        Bound on the moves of step 2; default ``50 * n_super + 1000``.
+    max_search_nodes : int, default=200000
+        Bound on the backtracking search that runs when the moves fail.
+
+    Returns
+    -------
+    RepairResult
+    """
+    k = cost.shape[1]
+    n_super = closure.n_super
+    member_cost = closure.indicator @ cost  # (n_super, k): total cost of a super-instance per cluster
+    super_labels = _majority_free_labels(labels, closure, member_cost)
+
+    cl = closure.cl_pairs
+    adjacency = sp.csr_matrix((np.ones(2 * len(cl)), (np.concatenate([cl[:, 0], cl[:, 1]]),
+                                                       np.concatenate([cl[:, 1], cl[:, 0]]))),
+                              shape=(n_super, n_super))
+    indptr, neighbours = adjacency.indptr, adjacency.indices
+    same = super_labels[cl[:, 0]] == super_labels[cl[:, 1]]
+    n_conflicts = np.bincount(np.concatenate([cl[same, 0], cl[same, 1]]), minlength=n_super)
+
+    if max_moves is None:
+        max_moves = 50 * n_super + 1000
+    moves, message = 0, ""
+    while True:
+        violating = np.flatnonzero(n_conflicts > 0)
+        if violating.size == 0:
+            break
+        if moves >= max_moves:
+            message = f"{violating.size} super-instances still violate cannot-links after {moves} moves"
+            break
+        if deadline is not None and deadline.expired():
+            message = f"time limit reached with {violating.size} super-instances violating cannot-links"
+            break
+        s = int(violating[rng.integers(violating.size)])
+        current = super_labels[s]
+        partners = neighbours[indptr[s]:indptr[s + 1]]
+        blocked = np.zeros(k, dtype=bool)
+        blocked[super_labels[partners]] = True
+        choice = member_cost[s].copy()
+        choice[current] = np.inf
+        free = ~blocked
+        free[current] = False
+        if free.any():
+            choice[~free] = np.inf
+        target = int(np.argmin(choice))
+        # Update conflict counts incrementally: s leaves `current` and joins `target`.
+        old_same = partners[super_labels[partners] == current]
+        new_same = partners[super_labels[partners] == target]
+        n_conflicts[old_same] -= 1
+        n_conflicts[s] -= old_same.size
+        n_conflicts[new_same] += 1
+        n_conflicts[s] += new_same.size
+        super_labels[s] = target
+        moves += 1
+
+    if message and not (deadline is not None and deadline.expired()):
+        found = _backtrack_colouring(super_labels, member_cost, k, indptr, neighbours, max_search_nodes, deadline)
+        if found is not None:
+            super_labels, message = found, ""
+        else:
+            message += "; the backtracking search found no feasible labelling within its limits"
+    super_labels = _fill_empty(super_labels, member_cost, k, adjacency)
+    out = closure.expand(super_labels)
+    feasible = not message and np.unique(out).size == k
+    if not message and not feasible:
+        message = "could not give every cluster a member"
+    return RepairResult(out, feasible, moves, message)
+
+
+def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, deadline):
+    """Complete search for labels with no cannot-link inside a cluster.
+
+    Super-instances without cannot-links keep their label. The others are coloured in
+    DSATUR order (most distinct neighbour colours first), each trying its clusters from
+    cheapest to dearest; returns None when the node budget or the deadline runs out, or
+    when no colouring with ``k`` colours exists.
+    """
+    n_super = start.size
+    degree = np.diff(indptr)
+    labels = start.copy()
+    constrained = np.flatnonzero(degree > 0)
+    colour = np.full(n_super, -1, dtype=np.int64)
+    order_pref = np.argsort(member_cost, axis=1)
+    stack: list[tuple[int, list[int]]] = []
+    nodes = 0
+
+    def pick() -> int:
+        best, best_key = -1, (-1, -1)
+        for v in constrained:
+            if colour[v] >= 0:
+                continue
+            nbr = colour[neighbours[indptr[v]:indptr[v + 1]]]
+            key = (np.unique(nbr[nbr >= 0]).size, int(degree[v]))
+            if key > best_key:
+                best, best_key = int(v), key
+        return best
+
+    def options(v: int) -> list[int]:
+        used = set(colour[neighbours[indptr[v]:indptr[v + 1]]].tolist())
+        return [int(c) for c in order_pref[v] if c not in used]
+
+    v = pick()
+    if v < 0:
+        return labels
+    stack.append((v, options(v)))
+    while stack:
+        nodes += 1
+        if nodes > max_nodes or (deadline is not None and nodes % 256 == 0 and deadline.expired()):
+            return None
+        v, choices = stack[-1]
+        if not choices:
+            colour[v] = -1
+            stack.pop()
+            continue
+        colour[v] = choices.pop(0)
+        nxt = pick()
+        if nxt < 0:
+            labels[constrained] = colour[constrained]
+            return labels
+        stack.append((nxt, options(nxt)))
+    return None
+
+
+def _majority_free_labels(labels, closure: MustLinkClosure, member_cost) -> np.ndarray:
+    """Step 1: a whole super-instance keeps its cluster; a split one goes to its best cluster."""
+    labels = np.asarray(labels)
+    comp = closure.component
+    first = np.full(closure.n_super, -1, dtype=np.int64)
+    first[comp[::-1]] = labels[::-1]
+    split = np.zeros(closure.n_super, dtype=bool)
+    split[comp[labels != first[comp]]] = True
+    super_labels = first.copy()
+    super_labels[split] = np.argmin(member_cost[split], axis=1)
+    return super_labels
+
+
+def _fill_empty(super_labels, member_cost, k, adjacency) -> np.ndarray:
+    """Give each empty cluster a super-instance that leaves a cluster of two or more.
+
+    A super-instance alone in its cluster violates no cannot-link, so feasibility is kept.
+    """
+    super_labels = super_labels.copy()
+    for c in range(k):
+        counts = np.bincount(super_labels, minlength=k)
+        if counts[c] > 0:
+            continue
+        movable = counts[super_labels] > 1
+        if not movable.any():
+            break
+        here = member_cost[np.arange(super_labels.size), super_labels]
+        gain = np.where(movable, here - member_cost[:, c], -np.inf)
+        super_labels[int(np.argmax(gain))] = c
+    return super_labels

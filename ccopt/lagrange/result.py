@@ -1,0 +1,208 @@
+"""The result of an impact-score computation."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ccopt.constraints import Constraints
+from ccopt.lagrange.driver import History
+from ccopt.lagrange.multipliers import Multipliers
+from ccopt.status import Status
+
+__all__ = ["DetectionScores", "ImpactScoreResult", "detection_scores", "normalize_scores"]
+
+
+@dataclass(frozen=True)
+class DetectionScores:
+    """Quality of the erroneous-constraint predictions (erroneous is the detected class).
+
+    In the paper's labels (Sec. 4.1) an erroneous constraint predicted erroneous is a true
+    negative: ``precision = TN / (TN + FN)``, ``recall = TN / (TN + FP)``. A zero
+    denominator gives 0 (nothing predicted, or nothing to find).
+    """
+
+    precision: float
+    recall: float
+    f1: float
+    n_erroneous: int
+    n_predicted: int
+    n_detected: int
+
+
+def detection_scores(predicted_erroneous, erroneous) -> DetectionScores:
+    """Precision, recall and F1 of detecting erroneous constraints.
+
+    Parameters
+    ----------
+    predicted_erroneous, erroneous : array-like of bool, shape (n_constraints,)
+    """
+    pred = np.asarray(predicted_erroneous, dtype=bool)
+    err = np.asarray(erroneous, dtype=bool)
+    detected = int(np.sum(pred & err))
+    n_pred, n_err = int(pred.sum()), int(err.sum())
+    precision = detected / n_pred if n_pred else 0.0
+    recall = detected / n_err if n_err else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return DetectionScores(precision, recall, f1, n_err, n_pred, detected)
+
+
+def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
+    """Sec. 4.2: divide each score by the smallest score of its kind (ML or CL).
+
+    Normalised scores lie in [0, 1]; 1 marks the most suspicious constraint of its kind.
+    A kind whose scores are all 0 stays at 0.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    out = np.zeros_like(scores)
+    for mask in (ml_mask, ~ml_mask):
+        if mask.any():
+            lowest = scores[mask].min()
+            if lowest < 0:
+                out[mask] = scores[mask] / lowest
+    return out
+
+
+@dataclass
+class ImpactScoreResult:
+    """Impact scores (17) of a constraint set, with the evidence behind them.
+
+    Per-constraint arrays are aligned with the constraints *as the user gave them*: with
+    ``ml=`` and ``cl=`` the ML pairs in their order, then the CL pairs; with a
+    :class:`~ccopt.Constraints` object, its row order (duplicate rows each get the score of
+    their merged constraint).
+
+    Attributes
+    ----------
+    constraints : Constraints
+    scores : ndarray of shape (n_given,)
+        Impact score of every constraint; ``<= 0``. Negative: likely erroneous.
+    normalized_scores : ndarray of shape (n_given,)
+        Scores divided by the smallest score of their kind (Sec. 4.2), in [0, 1].
+    tau : float
+        Threshold on the normalised scores: predicted erroneous iff ``normalized > tau``
+        (``tau = 0`` is the paper's rule "score < 0").
+    predicted_erroneous : ndarray of bool, shape (n_given,)
+    lower_bound, upper_bound : float
+        Best Lagrangian value and best feasible objective (``lower_is_bound`` says whether
+        the lower value is a proven bound: heuristic MSSC oracles only estimate it).
+    gap : float
+        ``(upper - lower) / |upper|``.
+    multipliers : Multipliers
+        The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
+        ``constraints.cl_indices`` and ``constraints.ml_indices``).
+    labels : ndarray of int or None
+        The best feasible clustering found (None if no feasible one was found).
+    history : History
+        Iteration log (lower/upper bound, step, seconds, F1 when the truth is known).
+    set_score : float
+        ``I(C)``, the sum of the scores (Sec. 4.4).
+    status : Status
+    n_iter : int
+    seconds : float
+    criterion, method, score_from : str
+    detection : DetectionScores or None
+        When the truth was given (``labels_true`` or ``erroneous``).
+    erroneous : ndarray of bool or None
+        The truth used for ``detection``.
+    """
+
+    constraints: Constraints
+    scores: np.ndarray
+    normalized_scores: np.ndarray
+    tau: float
+    predicted_erroneous: np.ndarray
+    lower_bound: float
+    upper_bound: float
+    lower_is_bound: bool
+    multipliers: Multipliers
+    labels: np.ndarray | None
+    history: History
+    status: Status
+    n_iter: int
+    seconds: float
+    criterion: str
+    method: str
+    score_from: str
+    detection: DetectionScores | None = None
+    erroneous: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """Relative duality gap ``(upper - lower) / |upper|``."""
+        if not np.isfinite(self.upper_bound) or not np.isfinite(self.lower_bound):
+            return float("inf")
+        return (self.upper_bound - self.lower_bound) / max(1e-12, abs(self.upper_bound))
+
+    @property
+    def set_score(self) -> float:
+        """``I(C)``: the sum of the impact scores of the distinct constraints (Sec. 4.4)."""
+        return float(self.multipliers.scores(self.constraints).sum())
+
+    @property
+    def pairs(self) -> np.ndarray:
+        """The constrained pairs, aligned with ``scores``."""
+        return self.constraints.to_given(self.constraints.pairs)
+
+    @property
+    def kinds(self) -> np.ndarray:
+        """``"ML"``/``"CL"`` aligned with ``scores``."""
+        return self.constraints.to_given(self.constraints.kind_names)
+
+    def ranking(self) -> np.ndarray:
+        """Indices of the constraints, most suspicious (most negative score) first."""
+        return np.argsort(self.scores, kind="stable")
+
+    def table(self, *, limit: int | None = None) -> str:
+        """A readable table: pair, kind, score, normalised score, prediction (and truth)."""
+        header = f"{'rank':>4}  {'i':>6} {'j':>6}  {'kind':4}  {'score':>12}  {'norm':>6}  predicted"
+        if self.erroneous is not None:
+            header += "  truth"
+        lines = [header, "-" * len(header)]
+        order = self.ranking()
+        if limit is not None:
+            order = order[:limit]
+        pairs, kinds = self.pairs, self.kinds
+        for rank, idx in enumerate(order, start=1):
+            line = (f"{rank:>4}  {pairs[idx, 0]:>6} {pairs[idx, 1]:>6}  {kinds[idx]:4}  "
+                    f"{self.scores[idx]:>12.4g}  {self.normalized_scores[idx]:>6.3f}  "
+                    f"{'ERRONEOUS' if self.predicted_erroneous[idx] else 'ok':9}")
+            if self.erroneous is not None:
+                line += f"  {'erroneous' if self.erroneous[idx] else 'correct'}"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """A few lines: bounds, gap, status, counts, detection quality."""
+        lines = [
+            f"criterion={self.criterion} method={self.method} scores from {self.score_from} multipliers",
+            f"status={self.status} after {self.n_iter} iterations in {self.seconds:.2f} s",
+            f"lower bound {self.lower_bound:.6g}{'' if self.lower_is_bound else ' (heuristic)'}, "
+            f"upper bound {self.upper_bound:.6g}, gap {100 * self.gap:.4f} %",
+            f"{int(self.predicted_erroneous.sum())} of {self.scores.size} constraints predicted erroneous "
+            f"(tau={self.tau:g}); set score I(C) = {self.set_score:.6g}",
+        ]
+        if self.detection is not None:
+            d = self.detection
+            lines.append(f"detection: precision {d.precision:.3f}, recall {d.recall:.3f}, F1 {d.f1:.3f} "
+                         f"({d.n_detected} of {d.n_erroneous} erroneous found, {d.n_predicted} predicted)")
+        return "\n".join(lines)
+
+    def to_csv(self, path) -> None:
+        """Write one row per given constraint: i, j, kind, score, normalized, predicted[, erroneous]."""
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            head = ["i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
+            if self.erroneous is not None:
+                head.append("erroneous")
+            writer.writerow(head)
+            pairs, kinds = self.pairs, self.kinds
+            for idx in range(self.scores.size):
+                row = [int(pairs[idx, 0]), int(pairs[idx, 1]), kinds[idx], repr(float(self.scores[idx])),
+                       repr(float(self.normalized_scores[idx])), int(self.predicted_erroneous[idx])]
+                if self.erroneous is not None:
+                    row.append(int(self.erroneous[idx]))
+                writer.writerow(row)

@@ -1,0 +1,45 @@
+"""Brute-force references for tiny instances: every labelling into k non-empty clusters."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def all_partitions(n: int, k: int):
+    """Canonical labellings of n objects into exactly k non-empty clusters (first-occurrence order)."""
+    for labels in itertools.product(range(k), repeat=n):
+        seen = []
+        canonical = True
+        for lab in labels:
+            if lab not in seen:
+                if lab != len(seen):
+                    canonical = False
+                    break
+                seen.append(lab)
+        if canonical and len(seen) == k:
+            yield np.array(labels)
+
+
+def feasible(labels, ml, cl) -> bool:
+    return all(labels[i] == labels[j] for i, j in ml) and all(labels[i] != labels[j] for i, j in cl)
+
+
+def kmedoids_cost(d, labels) -> float:
+    return sum(d[np.ix_(labels == c, labels == c)].sum(axis=0).min() for c in np.unique(labels))
+
+
+def wcss(X, labels) -> float:
+    return sum(((X[labels == c] - X[labels == c].mean(axis=0)) ** 2).sum() for c in np.unique(labels))
+
+
+def constrained_optimum(cost, n, k, ml, cl):
+    """Smallest cost over feasible labellings, and one optimal labelling."""
+    best, arg = np.inf, None
+    for labels in all_partitions(n, k):
+        if feasible(labels, ml, cl):
+            value = cost(labels)
+            if value < best - 1e-12:
+                best, arg = value, labels
+    return best, arg

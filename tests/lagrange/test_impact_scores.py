@@ -1,0 +1,183 @@
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+
+import ccopt
+from ccopt import Constraints, InvalidParameterError, MemoryBudgetError, Status
+
+from ._brute import constrained_optimum, kmedoids_cost, wcss
+
+
+@st.composite
+def tiny_instances(draw):
+    """n <= 7, k <= 3, constraints from a hidden labelling (feasible), some flipped."""
+    n = draw(st.integers(4, 7))
+    k = draw(st.integers(2, 3))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) * 3
+    hidden = rng.integers(0, k, n)
+    hidden[:k] = np.arange(k)
+    m = draw(st.integers(1, 5))
+    pairs = set()
+    while len(pairs) < m:
+        i, j = rng.choice(n, 2, replace=False)
+        pairs.add((min(i, j), max(i, j)))
+    cons = Constraints.from_labels(hidden, np.array(sorted(pairs)), n_samples=n)
+    return X, k, cons
+
+
+def _brute(X, k, cons, criterion):
+    d = cdist(X, X)
+    cost = (lambda lab: kmedoids_cost(d, lab)) if criterion == "kmedoids" else (lambda lab: wcss(X, lab))
+    return constrained_optimum(cost, X.shape[0], k, cons.ml_pairs.tolist(), cons.cl_pairs.tolist())[0]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_instances())
+def test_kmedoids_lower_bound_below_optimum_below_upper_bound(instance):
+    X, k, cons = instance
+    optimum = _brute(X, k, cons, "kmedoids")
+    res = ccopt.impact_scores(X, k, constraints=cons, criterion="kmedoids", max_iter=200,
+                              random_state=0, progress=False)
+    assert res.lower_is_bound
+    assert res.lower_bound <= optimum + 1e-7
+    assert optimum <= res.upper_bound + 1e-7
+    assert np.all(res.scores <= 0)
+    assert cons.violations(res.labels).total == 0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_instances())
+def test_mssc_upper_bound_is_feasible_and_not_below_the_optimum(instance):
+    X, k, cons = instance
+    optimum = _brute(X, k, cons, "mssc")
+    res = ccopt.impact_scores(X, k, constraints=cons, criterion="mssc", max_iter=100,
+                              random_state=0, progress=False)
+    assert optimum <= res.upper_bound + 1e-7
+    assert res.upper_bound == pytest.approx(wcss(X, res.labels))
+    assert cons.violations(res.labels).total == 0
+    assert np.all(res.scores <= 0)
+    assert not res.lower_is_bound  # the MSSC oracle is a heuristic and says so
+
+
+def _separated_blobs(seed=0, n_per=15, k=3):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [20.0, 0.0], [0.0, 20.0]])[:k]
+    X = np.vstack([c + rng.normal(scale=0.5, size=(n_per, 2)) for c in centres])
+    y = np.repeat(np.arange(k), n_per)
+    return X, y
+
+
+@pytest.mark.parametrize("criterion", ["kmedoids", "mssc"])
+@pytest.mark.parametrize("flipped_kind", ["ML", "CL"])
+def test_a_flipped_constraint_scores_negative_and_the_correct_ones_zero(criterion, flipped_kind):
+    X, y = _separated_blobs()
+    ml = [(0, 1), (15, 16), (30, 31), (2, 3)]
+    cl = [(0, 15), (16, 30), (4, 32)]
+    if flipped_kind == "ML":
+        ml.append((5, 20))  # different blobs: erroneous must-link
+    else:
+        cl.append((6, 7))  # same blob: erroneous cannot-link
+    res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, criterion=criterion, random_state=0,
+                              progress=False, labels_true=y, max_iter=300)
+    flipped = len(ml) - 1 if flipped_kind == "ML" else len(ml) + len(cl) - 1
+    assert res.scores[flipped] < 0
+    others = np.delete(res.scores, flipped)
+    np.testing.assert_array_equal(others, 0.0)
+    assert res.predicted_erroneous.sum() == 1 and res.predicted_erroneous[flipped]
+    assert res.detection.f1 == 1.0
+
+
+def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
+    X, y = _separated_blobs()
+    cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
+    res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False,
+                              labels_true=y) if False else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ccopt.DuplicateConstraintWarning)
+        cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
+    res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False,
+                              labels_true=y)
+    assert res.scores.shape == (4,)
+    assert res.scores[0] == res.scores[3]  # the duplicate row carries its merged constraint's score
+    assert res.scores[1] < 0 and res.scores[2] < 0  # both erroneous
+    assert list(res.kinds) == ["ML", "ML", "CL", "ML"]
+    np.testing.assert_array_equal(res.pairs, [[0, 1], [5, 20], [6, 7], [0, 1]])
+    assert res.set_score == pytest.approx(res.multipliers.scores(cons).sum())
+
+
+def test_same_seed_same_result():
+    X, y = _separated_blobs(seed=3)
+    kw = dict(ml=[(0, 20), (1, 2)], cl=[(3, 4), (0, 30)], criterion="mssc", progress=False, max_iter=50)
+    a = ccopt.impact_scores(X, 3, random_state=5, **kw)
+    b = ccopt.impact_scores(X, 3, random_state=5, **kw)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    np.testing.assert_array_equal(a.labels, b.labels)
+
+
+def test_time_limit_returns_the_best_so_far_with_status_time_limit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    res = ccopt.impact_scores(X, 4, ml=[(0, 1), (2, 3)], cl=[(4, 5), (0, 2)], criterion="mssc",
+                              max_iter=10**7, time_limit=0.5, stagnation_iter=None, gap_tol=0.0,
+                              progress=False, random_state=0)
+    assert res.status == Status.TIME_LIMIT
+    assert res.seconds < 5.0  # generous margin on a loaded machine
+    assert np.all(res.scores <= 0)
+
+
+def test_average_scores_come_from_the_tail_of_the_run():
+    X, y = _separated_blobs()
+    res = ccopt.impact_scores(X, 3, ml=[(5, 20)], cl=[(6, 7)], criterion="mssc", score_from="average",
+                              random_state=0, progress=False, max_iter=64, stagnation_iter=None, gap_tol=0.0)
+    assert res.score_from == "average"
+    assert np.all(res.scores < 0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"criterion": "ward"}, "Unknown criterion 'ward'"),
+        ({"criterion": "mssc", "method": "lp"}, "Unknown method 'lp' for criterion='mssc'"),
+        ({"epsilon": 1.0}, "epsilon must lie strictly between 0 and 1"),
+        ({"tau": -0.1}, "tau must lie in"),
+        ({"score_from": "last"}, "Unknown score_from 'last'"),
+        ({"max_iter": 0}, "max_iter must be >= 1"),
+        ({"labels_true": [0, 1]}, "labels_true has 2 entries"),
+    ],
+)
+def test_bad_parameters_raise_clear_errors(kwargs, message):
+    X, _ = _separated_blobs()
+    with pytest.raises(InvalidParameterError, match=message):
+        ccopt.impact_scores(X, 3, ml=[(0, 1)], progress=False, **kwargs)
+
+
+def test_kmedoids_refuses_a_distance_matrix_over_the_memory_bound():
+    X, _ = _separated_blobs()
+    with ccopt.config_context(max_dense_bytes=1000), pytest.raises(MemoryBudgetError, match="k-medoids distance matrix"):
+        ccopt.impact_scores(X, 3, ml=[(0, 1)], criterion="kmedoids", progress=False)
+
+
+def test_infeasible_constraints_are_reported_before_any_solve():
+    X, _ = _separated_blobs()
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match="chain 0 - 1 - 2"):
+        ccopt.impact_scores(X, 3, ml=[(0, 1), (1, 2)], cl=[(0, 2)], progress=False)
+
+
+def test_result_table_and_csv(tmp_path):
+    X, y = _separated_blobs()
+    res = ccopt.impact_scores(X, 3, ml=[(0, 1), (5, 20)], cl=[(0, 15)], criterion="mssc", random_state=0,
+                              progress=False, labels_true=y)
+    text = res.table()
+    assert text.splitlines()[2].split()[1:4] == ["5", "20", "ML"]  # the most suspicious first
+    path = tmp_path / "scores.csv"
+    res.to_csv(path)
+    rows = path.read_text().splitlines()
+    assert rows[0] == "i,j,kind,score,normalized_score,predicted_erroneous,erroneous"
+    assert len(rows) == 4
+    assert "F1" in res.summary()
