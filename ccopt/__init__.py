@@ -56,7 +56,6 @@ _LAZY = {
     "GreedyMLKMeans": "ccopt.cluster",
     "impact_scores": "ccopt.lagrange",
     "ImpactScoreResult": "ccopt.lagrange",
-    "ImpactScorer": "ccopt.lagrange",
 }
 _SUBMODULES = {"cluster", "datasets", "experiments", "generators", "lagrange", "metrics", "models",
                "plotting", "solvers"}

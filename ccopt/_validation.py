@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ccopt.exceptions import InvalidDataError, InvalidParameterError
+from ccopt.exceptions import InfeasibleConstraintsError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "check_choice",
@@ -18,6 +18,11 @@ __all__ = [
     "check_random_state",
     "check_time_limit",
 ]
+
+
+def _show(value) -> str:
+    """repr of a value, with numpy scalars shown as plain Python numbers (2.5, not np.float64(2.5))."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def check_data(X, *, name: str = "X") -> np.ndarray:
@@ -65,7 +70,7 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int ``>= minimum``; bools and non-integers are rejected."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}.")
+        raise InvalidParameterError(f"{name} must be an integer, got {_show(value)}.")
     value = int(value)
     if value < minimum:
         raise InvalidParameterError(f"{name} must be >= {minimum}, got {value}.")
@@ -73,14 +78,25 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
 
 
 def check_n_clusters(n_clusters, n_samples: int, *, n_super_instances: int | None = None) -> int:
-    """Check ``1 <= n_clusters <= n_samples`` (and ``<=`` the number of must-link components)."""
+    """Check ``1 <= n_clusters <= n_samples`` (and ``<=`` the number of must-link components).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_clusters`` is not an integer in ``1..n_samples``.
+    InfeasibleConstraintsError
+        If the must-links leave fewer than ``n_clusters`` components: that is an
+        infeasibility of the constraints, as :mod:`ccopt.exceptions` documents, not a bad
+        parameter.
+    """
     k = check_positive_int(n_clusters, "n_clusters")
     if k > n_samples:
         raise InvalidParameterError(f"n_samples={n_samples} should be >= n_clusters={k}.")
     if n_super_instances is not None and k > n_super_instances:
-        raise InvalidParameterError(
+        raise InfeasibleConstraintsError(
             f"The must-link constraints merge the {n_samples} objects into {n_super_instances} "
-            f"groups, fewer than n_clusters={k}: every cluster must be non-empty."
+            f"groups, fewer than n_clusters={k}: every cluster must be non-empty.",
+            certificate=f"{n_super_instances} must-link components < n_clusters={k}",
         )
     return k
 
@@ -98,7 +114,7 @@ def check_random_state(random_state) -> np.random.Generator:
             raise InvalidParameterError(f"random_state must be >= 0, got {random_state}.")
         return np.random.default_rng(int(random_state))
     raise InvalidParameterError(
-        f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}."
+        f"random_state must be None, a non-negative int or a numpy Generator, got {_show(random_state)}."
     )
 
 
@@ -107,17 +123,17 @@ def check_time_limit(time_limit, name: str = "time_limit") -> float | None:
     if time_limit is None:
         return None
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a number of seconds or None, got {time_limit!r}.")
+        raise InvalidParameterError(f"{name} must be a number of seconds or None, got {_show(time_limit)}.")
     value = float(time_limit)
     if not value > 0 or np.isnan(value):
-        raise InvalidParameterError(f"{name} must be > 0 seconds, got {time_limit!r}.")
+        raise InvalidParameterError(f"{name} must be > 0 seconds, got {_show(time_limit)}.")
     return value
 
 
 def check_nonnegative(value, name: str) -> float:
     """Return ``value`` as a finite float ``>= 0``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a real number, got {value!r}.")
+        raise InvalidParameterError(f"{name} must be a real number, got {_show(value)}.")
     value = float(value)
     if not np.isfinite(value) or value < 0:
         raise InvalidParameterError(f"{name} must be finite and >= 0, got {value}.")
@@ -129,5 +145,5 @@ def check_choice(value, name: str, choices: Iterable[str]) -> str:
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
         valid = ", ".join(repr(c) for c in choices)
-        raise InvalidParameterError(f"Unknown {name} {value!r}; valid values are {valid}.")
+        raise InvalidParameterError(f"Unknown {name} {_show(value)}; valid values are {valid}.")
     return value

@@ -1,14 +1,560 @@
-"""Command line interface (placeholder until the CLI issue lands)."""
+"""The ``ccopt`` command: score constraints, cluster, run the reproduction benchmarks.
+
+::
+
+    ccopt score DATA.csv --constraints CONS.csv -k 3 [--out scores.csv] [--plot fig.png]
+    ccopt cluster DATA.csv --constraints CONS.csv -k 3 --algorithm bh-kmeans [--out labels.csv]
+    ccopt bench --list
+    ccopt bench NAME [ARGS ...]
+
+Malformed input (a missing file, a bad row, an index out of range, ``k`` larger than the
+data, ...) ends with one line on stderr that names the file and line, and exit code 2;
+anything unexpected still shows its traceback (exit code 1). Ctrl-C exits with 130.
+"""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import csv
+import importlib
+import logging
 import sys
+import warnings
+from pathlib import Path
+
+from ccopt.exceptions import (
+    CcoptError,
+    DataFormatError,
+    InvalidConstraintError,
+    InvalidParameterError,
+)
+
+__all__ = ["build_parser", "discover_benchmarks", "main"]
+
+logger = logging.getLogger("ccopt.cli")
+
+EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+BENCHMARKS_ENV = "CCOPT_BENCHMARKS"
+
+_FORMAT = argparse.RawDescriptionHelpFormatter
+
+_INPUT_HELP = """\
+input files:
+  DATA.csv         a header row, one row per object, numeric feature columns; with
+                   --label-column NAME that column holds the ground truth (then F1 of
+                   the erroneous-constraint predictions / ARI is reported too)
+  CONS.csv         header i,j,kind[,weight][,hard]; 0-based object indices (the data
+                   row order), kind ML or CL
+  matrix file      n x n numbers (comma or space separated): 1 must-link, -1
+                   cannot-link, 0 none (--constraint-matrix)
+"""
+
+_SCORE_EXAMPLES = """\
+examples:
+  ccopt score data.csv --constraints cons.csv -k 3
+  ccopt score data.csv --constraints cons.csv -k 3 --label-column class \\
+        --out scores.csv --plot scores.png --plot-convergence bounds.png
+  ccopt score data.csv --constraint-matrix cons.txt -k 4 --criterion mssc --time-limit 60
+
+methods (--method; the default depends on --criterion, see ccopt.impact_scores):
+  kmedoids: voronoi, lagrangian, lp, exact, lp-dual (lp, exact and lp-dual solve Pyomo
+            models with --solver)
+  mssc:     kmeans
+"""
+
+_CLUSTER_EXAMPLES = """\
+examples:
+  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm bh-kmeans --out labels.csv
+  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm lcc --seed 1
+  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm pcs --sizes 50,50,50
+  ccopt cluster data.csv -k 3 --algorithm kmeans --label-column class
+"""
+
+_BENCH_EXAMPLES = """\
+examples:
+  ccopt bench --list
+  ccopt bench jia --quick            (arguments after NAME go to the benchmark)
+  ccopt bench lcc --help             (the benchmark's own options)
+
+Benchmarks are the scripts benchmarks/bench_*.py of a ccopt checkout that define
+main(argv). They are looked up in --dir, else $CCOPT_BENCHMARKS, else ./benchmarks,
+else the checkout ccopt is installed from.
+"""
+
+
+# ============================================================================ argument types
+def _int_at_least(minimum: int):
+    """An argparse type: an integer ``>= minimum``."""
+    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1)
+_nonnegative_int = _int_at_least(0)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers like 50,50,50, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected comma-separated integers like 50,50,50")
+    return values
+
+
+# ============================================================================ parser
+def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required: bool) -> None:
+    parser.add_argument("data", metavar="DATA.csv", help="data file (CSV with a header row)")
+    parser.add_argument("-k", "--n-clusters", type=_positive_int, required=True, metavar="K",
+                        help="number of clusters")
+    parser.add_argument("--label-column", metavar="NAME",
+                        help="column of DATA.csv with the ground-truth classes (not a feature)")
+    group = parser.add_mutually_exclusive_group(required=constraints_required)
+    group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight]")
+    group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
+    parser.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
+    parser.add_argument("--time-limit", type=_positive_float, metavar="S", help="time limit in seconds")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log progress messages (-vv for debug)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``ccopt`` command (all subcommands).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    from ccopt import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="ccopt", formatter_class=_FORMAT,
+        description="Constrained clustering with must-link and cannot-link constraints: find the "
+                    "suspicious constraints (impact score), cluster, reproduce the papers' benchmarks.",
+        epilog="run 'ccopt COMMAND --help' for the options and examples of a command\n\n"
+               "examples:\n  ccopt score data.csv --constraints cons.csv -k 3\n"
+               "  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm lcc\n"
+               "  ccopt bench --list",
+    )
+    parser.add_argument("--version", action="version", version=f"ccopt {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    score = commands.add_parser(
+        "score", formatter_class=_FORMAT, help="rank constraints by impact score (most suspicious first)",
+        description="Compute the Lagrangian impact score of every constraint (Randel et al. 2021) and "
+                    "print the constraints ranked, most suspicious (most negative score) first. The "
+                    "constraints predicted erroneous (normalised score above --tau) are marked: "
+                    "review them.",
+        epilog=_INPUT_HELP + "\n" + _SCORE_EXAMPLES)
+    _add_common_inputs(score, constraints_required=True)
+    # Options left out are not passed on, so the library's defaults apply (one source of truth).
+    score.add_argument("--criterion", choices=("kmedoids", "mssc"),
+                       help="clustering criterion (default kmedoids)")
+    score.add_argument("--method", help="lower-bounding method (see below; default: the criterion's)")
+    score.add_argument("--solver", help="Pyomo solver for the lp/exact/lp-dual methods (default appsi_highs)")
+    score.add_argument("--max-iter", type=_positive_int, help="subgradient iterations")
+    score.add_argument("--epsilon", type=_float, help="epsilon of the pairwise rows, in ]0,1[")
+    score.add_argument("--tau", type=_float,
+                       help="predicted erroneous iff the normalised score exceeds tau (0: any negative score)")
+    score.add_argument("--score-from", choices=("best", "average"), help="multipliers behind the scores")
+    score.add_argument("--top", type=_nonnegative_int, default=50,
+                       help="rows of the ranking to print (default 50; 0 prints all)")
+    score.add_argument("--out", metavar="scores.csv", help="write the ranked scores as CSV")
+    score.add_argument("--history", metavar="history.csv", help="write the iteration history as CSV")
+    score.add_argument("--plot", metavar="fig.png", help="draw the data with the constraints coloured by score")
+    score.add_argument("--plot-convergence", metavar="fig.png", help="draw the bounds (and F1) by iteration")
+    score.set_defaults(handler=_run_score)
+
+    from ccopt.experiments import ALGORITHMS
+
+    cluster = commands.add_parser(
+        "cluster", formatter_class=_FORMAT, help="cluster with constraints and write the labels",
+        description="Cluster DATA.csv under the given constraints with one of ccopt's algorithms and "
+                    "write one label per object.",
+        epilog=_INPUT_HELP + "\n" + _CLUSTER_EXAMPLES)
+    _add_common_inputs(cluster, constraints_required=False)
+    cluster.add_argument("--algorithm", choices=tuple(ALGORITHMS), required=True, help="the algorithm")
+    cluster.add_argument("--max-iter", type=_positive_int, help="iterations (algorithm default if omitted)")
+    cluster.add_argument("--n-init", type=_positive_int, help="restarts (algorithm default if omitted)")
+    cluster.add_argument("--solver", help="Pyomo solver (bh-kmeans; default appsi_highs)")
+    cluster.add_argument("--penalty", type=_float, help="penalty p of a violated constraint (bh-kmeans)")
+    cluster.add_argument("--min-size", type=_nonnegative_int, help="minimum cluster size (bh-kmeans)")
+    cluster.add_argument("--max-size", type=_positive_int, help="maximum cluster size (bh-kmeans)")
+    cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...", help="target cluster sizes (pcs, kmeans-s)")
+    cluster.add_argument("--out", metavar="labels.csv", help="write the labels as CSV (index,label)")
+    cluster.add_argument("--plot", metavar="fig.png", help="draw the clusters and constraints")
+    cluster.set_defaults(handler=_run_cluster)
+
+    bench = commands.add_parser(
+        "bench", formatter_class=_FORMAT, help="run a reproduction benchmark (benchmarks/bench_*.py)",
+        description="Run one of the reproduction benchmarks of a ccopt checkout, or list them.",
+        epilog=_BENCH_EXAMPLES)
+    bench.add_argument("--list", action="store_true", help="list the benchmarks and exit")
+    bench.add_argument("--dir", metavar="DIR", help="folder holding the bench_*.py scripts")
+    bench.add_argument("name", nargs="?", metavar="NAME", help="benchmark name, e.g. jia for bench_jia.py")
+    bench.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="passed to the benchmark")
+    bench.set_defaults(handler=_run_bench)
+    return parser
+
+
+# ============================================================================ shared steps
+def _check_output(path: str | None, option: str) -> Path | None:
+    """Fail before any work if an output file cannot be created."""
+    if path is None:
+        return None
+    out = Path(path)
+    if out.is_dir():
+        raise InvalidParameterError(f"{option} {path}: is a folder; give a file name.")
+    if not out.parent.is_dir():
+        raise InvalidParameterError(f"{option} {path}: the folder {str(out.parent)!r} does not exist.")
+    return out
+
+
+def _load_inputs(args):
+    """The data set and the constraints bound to it (None when none were given)."""
+    from ccopt.constraints import Constraints
+    from ccopt.datasets import load_csv
+
+    dataset = load_csv(args.data, label_column=args.label_column)
+    n = dataset.n_samples
+    if args.n_clusters > n:
+        raise InvalidParameterError(
+            f"-k {args.n_clusters} is larger than the number of objects: {args.data} has {n} data rows."
+        )
+    constraints = None
+    if args.constraints is not None:
+        constraints = Constraints.from_csv(args.constraints, n_samples=n)
+    elif args.constraint_matrix is not None:
+        matrix = Constraints.from_matrix_file(args.constraint_matrix)
+        try:
+            constraints = matrix.with_n_samples(n)
+        except InvalidConstraintError:
+            raise DataFormatError(
+                f"the matrix is {matrix.n_samples} x {matrix.n_samples}, but {args.data} has {n} data rows",
+                path=args.constraint_matrix) from None
+    if constraints is not None:
+        where = args.constraints or args.constraint_matrix
+        logger.info("%s: %d objects, %d features; %s: %d must-link, %d cannot-link", args.data, n,
+                    dataset.n_features, where, constraints.n_ml, constraints.n_cl)
+    return dataset, constraints
+
+
+def _save_figure(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    except (OSError, ValueError) as exc:
+        raise InvalidParameterError(f"cannot write the figure {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+    print(f"wrote {path}")
+
+
+def _use_agg() -> None:
+    """Files only: no window, no display needed."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+
+
+def _open_output(path: Path):
+    try:
+        return open(path, "w", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameterError(f"cannot write {path}: {exc.strerror}") from None
+
+
+# ============================================================================ score
+def _run_score(args) -> int:
+    outputs = {name: _check_output(getattr(args, name), flag) for name, flag in
+               (("out", "--out"), ("history", "--history"), ("plot", "--plot"),
+                ("plot_convergence", "--plot-convergence"))}
+    dataset, constraints = _load_inputs(args)
+    if len(constraints) == 0:
+        raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
+    from ccopt.lagrange import impact_scores
+
+    options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
+                                                       "solver", "tau", "score_from")
+               if getattr(args, name) is not None}
+    result = impact_scores(dataset.X, args.n_clusters, constraints=constraints, random_state=args.seed,
+                           progress=not args.quiet, labels_true=dataset.labels, **options)
+    limit = None if args.top == 0 else args.top
+    print(result.table(limit=limit))
+    if limit is not None and result.scores.size > limit:
+        print(f"... {result.scores.size - limit} more rows (--top 0 prints all; --out writes all)")
+    print()
+    print(result.summary())
+    if outputs["out"] is not None:
+        _write_ranked_scores(result, outputs["out"])
+        print(f"wrote {outputs['out']}")
+    if outputs["history"] is not None:
+        try:
+            result.history.to_csv(outputs["history"])
+        except OSError as exc:
+            raise InvalidParameterError(f"cannot write {outputs['history']}: {exc.strerror}") from None
+        print(f"wrote {outputs['history']}")
+    if outputs["plot"] is not None or outputs["plot_convergence"] is not None:
+        _use_agg()
+        from ccopt import plotting
+
+        if outputs["plot"] is not None:
+            fig = plotting.plot_constraint_scores(dataset.X, result,
+                                            title=f"{Path(args.data).name}: impact scores (k={args.n_clusters})")
+            _save_figure(fig, outputs["plot"])
+        if outputs["plot_convergence"] is not None:
+            fig = plotting.plot_convergence(result, title=f"{Path(args.data).name}: subgradient run")
+            _save_figure(fig, outputs["plot_convergence"])
+    return EXIT_OK
+
+
+def _write_ranked_scores(result, path: Path) -> None:
+    """One row per given constraint, most suspicious first; ``row`` is its 0-based input position."""
+    pairs, kinds = result.pairs, result.kinds
+    with _open_output(path) as handle:
+        writer = csv.writer(handle)
+        head = ["rank", "row", "i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
+        if result.erroneous is not None:
+            head.append("erroneous")
+        writer.writerow(head)
+        for rank, idx in enumerate(result.ranking(), start=1):
+            row = [rank, int(idx), int(pairs[idx, 0]), int(pairs[idx, 1]), kinds[idx],
+                   # "+ 0.0" writes 0.0 for the -0.0 that a division can leave.
+                   repr(float(result.scores[idx]) + 0.0), repr(float(result.normalized_scores[idx]) + 0.0),
+                   int(result.predicted_erroneous[idx])]
+            if result.erroneous is not None:
+                row.append(int(result.erroneous[idx]))
+            writer.writerow(row)
+
+
+# ============================================================================ cluster
+# Command-line option -> estimator parameter, for the options that only some algorithms take.
+_CLUSTER_OPTIONS = {"max_iter": "--max-iter", "n_init": "--n-init", "solver": "--solver",
+                    "penalty": "--penalty", "min_size": "--min-size", "max_size": "--max-size",
+                    "sizes": "--sizes", "time_limit": "--time-limit"}
+
+
+def _run_cluster(args) -> int:
+    import numpy as np
+
+    from ccopt.experiments import ALGORITHMS, make_estimator
+
+    out = _check_output(args.out, "--out")
+    plot = _check_output(args.plot, "--plot")
+    cls = getattr(importlib.import_module("ccopt.cluster"), ALGORITHMS[args.algorithm])
+    accepted = set(cls._get_param_names())
+    params = {"random_state": args.seed, "progress": not args.quiet}
+    for name, flag in _CLUSTER_OPTIONS.items():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name not in accepted:
+            raise InvalidParameterError(f"{flag} does not apply to --algorithm {args.algorithm}.")
+        params[name] = value
+    if "sizes" in accepted and "sizes" not in params:
+        raise InvalidParameterError(
+            f"--algorithm {args.algorithm} needs the target cluster sizes: --sizes N1,N2,... "
+            f"({args.n_clusters} integers adding up to the number of objects)."
+        )
+    dataset, constraints = _load_inputs(args)
+    estimator = make_estimator(args.algorithm, args.n_clusters,
+                               **{k: v for k, v in params.items() if k in accepted})
+    estimator.fit(dataset.X, constraints=constraints)
+    labels = estimator.labels_
+    sizes = np.bincount(labels, minlength=args.n_clusters).tolist()
+    print(f"algorithm {args.algorithm}: status={estimator.status_} after {estimator.n_iter_} iterations")
+    print(f"objective {estimator.objective_:.6g}, within-cluster sum of squares {estimator.inertia_:.6g}")
+    print(f"cluster sizes {sizes}")
+    if constraints is not None:
+        v = estimator.n_violations_
+        print(f"violated constraints: {v['total']} of {len(constraints)} ({v['ml']} must-link, {v['cl']} cannot-link)")
+    if dataset.labels is not None:
+        from ccopt.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+        print(f"against {args.label_column}: ARI {adjusted_rand_score(dataset.labels, labels):.4f}, "
+              f"NMI {normalized_mutual_info_score(dataset.labels, labels):.4f}")
+    if out is not None:
+        with _open_output(out) as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["index", "label"])
+            writer.writerows([i, int(label)] for i, label in enumerate(labels))
+        print(f"wrote {out}")
+    if plot is not None:
+        _use_agg()
+        from ccopt.constraints import Constraints
+        from ccopt.plotting import plot_constraint_scores
+
+        fig = plot_constraint_scores(dataset.X, constraints=constraints or Constraints.empty(dataset.n_samples),
+                               labels=labels, title=f"{Path(args.data).name}: {args.algorithm} (k={args.n_clusters})")
+        _save_figure(fig, plot)
+    return EXIT_OK
+
+
+# ============================================================================ bench
+def _benchmark_dir(explicit: str | None) -> Path:
+    import os
+
+    candidates = []
+    if explicit is not None:
+        candidates.append(("--dir", Path(explicit)))
+    elif os.environ.get(BENCHMARKS_ENV):
+        candidates.append((f"${BENCHMARKS_ENV}", Path(os.environ[BENCHMARKS_ENV])))
+    else:
+        candidates.append(("the current folder", Path.cwd() / "benchmarks"))
+        candidates.append(("the ccopt checkout", Path(__file__).resolve().parents[1] / "benchmarks"))
+    for _, folder in candidates:
+        if folder.is_dir() and any(folder.glob("bench_*.py")):
+            return folder
+    tried = ", ".join(f"{str(folder)!r} ({where})" for where, folder in candidates)
+    raise InvalidParameterError(
+        f"No benchmarks found: no bench_*.py in {tried}. Run from a ccopt checkout or pass --dir DIR."
+    )
+
+
+def discover_benchmarks(directory: str | Path) -> dict[str, tuple[Path, str]]:
+    """The benchmark scripts of a folder: every ``bench_*.py`` that defines ``main(argv)``.
+
+    The scripts are parsed, not imported, so listing them is fast and side-effect free.
+
+    Parameters
+    ----------
+    directory : str or path-like
+
+    Returns
+    -------
+    dict of str to (pathlib.Path, str)
+        Name (the file name without ``bench_`` and ``.py``) to the script and the first line
+        of its docstring, sorted by name.
+    """
+    found = {}
+    for path in sorted(Path(directory).glob("bench_*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+            logger.warning("skipping %s: %s", path, exc)
+            continue
+        has_main = any(isinstance(node, ast.FunctionDef) and node.name == "main"
+                       and (node.args.args or node.args.vararg) for node in tree.body)
+        if not has_main:
+            continue
+        doc = (ast.get_docstring(tree) or "").strip().splitlines()
+        found[path.stem[len("bench_"):]] = (path, doc[0] if doc else "")
+    return found
+
+
+def _run_bench(args) -> int:
+    folder = _benchmark_dir(args.dir)
+    found = discover_benchmarks(folder)
+    if args.list or args.name is None:
+        width = max((len(n) for n in found), default=4)
+        print(f"benchmarks in {folder}:")
+        for name, (_, doc) in found.items():
+            print(f"  {name:<{width}}  {doc}")
+        if not args.list:
+            print("\nrun one with: ccopt bench NAME [ARGS ...]")
+        return EXIT_OK
+    name = args.name.removeprefix("bench_").removesuffix(".py").replace("-", "_")
+    if name not in found:
+        raise InvalidParameterError(
+            f"No benchmark {args.name!r} in {folder}; available: {', '.join(found) or 'none'}."
+        )
+    # Imported by name (the package ``benchmarks`` of the checkout when it is one), so that a
+    # benchmark's module-level task functions can be pickled to joblib workers.
+    if (folder / "__init__.py").is_file():
+        search, module_name = folder.parent, f"{folder.name}.bench_{name}"
+    else:
+        search, module_name = folder, f"bench_{name}"
+    if str(search) not in sys.path:
+        sys.path.insert(0, str(search))
+    module = importlib.import_module(module_name)
+    print(f"running {found[name][0]}", file=sys.stderr)
+    # The benchmark's own argparse names itself after argv[0] in its usage lines.
+    saved_argv = sys.argv
+    sys.argv = [f"ccopt bench {name}", *args.args]
+    try:
+        code = module.main(list(args.args))
+    finally:
+        sys.argv = saved_argv
+    return EXIT_OK if code is None else int(code)
+
+
+# ============================================================================ entry point
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"ccopt: warning: {_one_line(message)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print usage; the subcommands arrive with the CLI issue."""
-    print("usage: ccopt {score,cluster,bench} ...  (the command line is under construction)")
-    return 0
+    """Run the ``ccopt`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 for invalid input (one line on stderr), 130 when interrupted.
+        Unexpected errors propagate (the console script shows the traceback, exit 1).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    verbose = getattr(args, "verbose", 0)
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=level, format="ccopt: %(levelname)s: %(message)s", stream=sys.stderr)
+    package_logger = logging.getLogger("ccopt")
+    previous_level = package_logger.level
+    if verbose:
+        package_logger.setLevel(level)
+    previous = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        return args.handler(args)
+    except CcoptError as exc:
+        print(f"ccopt {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"ccopt {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        warnings.showwarning = previous
+        package_logger.setLevel(previous_level)
 
 
 if __name__ == "__main__":

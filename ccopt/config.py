@@ -7,6 +7,7 @@ change it inside a ``with`` block.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator
 
 from ccopt.exceptions import InvalidParameterError, MemoryBudgetError
@@ -39,18 +40,28 @@ def set_config(*, max_dense_bytes: int | None = None) -> None:
         k-medoids routes.
     """
     if max_dense_bytes is not None:
-        if isinstance(max_dense_bytes, bool) or not isinstance(max_dense_bytes, int):
+        if isinstance(max_dense_bytes, bool) or not isinstance(max_dense_bytes, numbers.Integral):
             raise InvalidParameterError(
                 f"max_dense_bytes must be an int number of bytes, got {max_dense_bytes!r}."
             )
         if max_dense_bytes <= 0:
             raise InvalidParameterError(f"max_dense_bytes must be > 0, got {max_dense_bytes}.")
-        _config["max_dense_bytes"] = max_dense_bytes
+        _config["max_dense_bytes"] = int(max_dense_bytes)
 
 
 @contextlib.contextmanager
 def config_context(**settings) -> Iterator[None]:
-    """Temporarily change settings inside a ``with`` block (same keywords as :func:`set_config`)."""
+    """Temporarily change settings inside a ``with`` block (same keywords as :func:`set_config`).
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown setting name.
+    """
+    unknown = sorted(set(settings) - set(_config))
+    if unknown:
+        valid = ", ".join(sorted(_config))
+        raise InvalidParameterError(f"Unknown setting(s) {unknown}; valid settings are {valid}.")
     saved = get_config()
     set_config(**settings)
     try:

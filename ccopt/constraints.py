@@ -32,6 +32,7 @@ from ccopt.exceptions import (
     DuplicateConstraintWarning,
     InfeasibleConstraintsError,
     InvalidConstraintError,
+    InvalidDataError,
     InvalidParameterError,
 )
 
@@ -84,6 +85,11 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
             raise InvalidConstraintError(
                 f"{what} must hold integer object indices; non-integer values in {_listing(rows)}."
             )
+    # Beyond int64 the cast below would wrap around into unrelated (even negative) indices.
+    huge = np.flatnonzero((np.abs(arr) >= 2**63).any(axis=1)) if arr.dtype.kind in "uf" else np.empty(0, int)
+    if huge.size:
+        rows = [f"{row_name(r)} = ({arr[r, 0].item()!r}, {arr[r, 1].item()!r})" for r in huge]
+        raise InvalidConstraintError(f"{what} has object indices too large in magnitude to be row numbers in {_listing(rows)}.")
     arr = arr.astype(np.int64)
     negative = np.flatnonzero((arr < 0).any(axis=1))
     if negative.size:
@@ -104,13 +110,27 @@ def _parse_kind(value, row: str) -> int:
     )
 
 
+def _kind_array(kinds, m: int, row_name: Callable[[int], str]) -> np.ndarray:
+    """One ``ML``/``CL`` code per pair; integer arrays are checked without a Python loop."""
+    given = np.asarray(kinds if kinds is not None else [])
+    if given.ndim > 1:
+        given = given.reshape(-1)
+    count = 1 if given.ndim == 0 else given.shape[0]
+    if count != m:
+        raise InvalidConstraintError(f"kinds must have one entry per pair ({m}), got {count}.")
+    if m and given.dtype.kind in "iu":
+        bad = np.flatnonzero((given != ML) & (given != CL))
+        if bad.size:
+            _parse_kind(given[bad[0]].item(), row_name(int(bad[0])))  # raises, naming the row
+        return given.astype(np.int8)
+    values = np.asarray(kinds if kinds is not None else [], dtype=object).reshape(-1)
+    return np.fromiter((_parse_kind(v, row_name(r)) for r, v in enumerate(values)), dtype=np.int8, count=m)
+
+
 def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int], str]) -> np.ndarray:
     if values is None:
         return np.full(m, default, dtype=dtype)
-    if np.isscalar(values):
-        arr = np.full(m, values)
-    else:
-        arr = np.asarray(values)
+    arr = np.full(m, values) if np.isscalar(values) else np.asarray(values)
     if arr.shape != (m,):
         raise InvalidConstraintError(f"{name} must have one value per constraint ({m}), got shape {arr.shape}.")
     if dtype is np.bool_:
@@ -122,7 +142,7 @@ def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int]
     arr = arr.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
-        rows = [f"{row_name(r)} = {arr[r]!r}" for r in bad]
+        rows = [f"{row_name(r)} = {arr[r].item()!r}" for r in bad]
         raise InvalidConstraintError(f"{name} must be finite and >= 0; bad values in {_listing(rows)}.")
     return arr
 
@@ -213,13 +233,7 @@ class Constraints:
         row_name = _row_name or (lambda r: f"row {r}")
         arr = _as_index_pairs(pairs, "pairs", row_name)
         m_given = arr.shape[0]
-        kinds_given = np.asarray(kinds if kinds is not None else [], dtype=object).reshape(-1)
-        if kinds_given.shape[0] != m_given:
-            raise InvalidConstraintError(
-                f"kinds must have one entry per pair ({m_given}), got {kinds_given.shape[0]}."
-            )
-        kind_arr = np.fromiter((_parse_kind(v, row_name(r)) for r, v in enumerate(kinds_given)),
-                               dtype=np.int8, count=m_given)
+        kind_arr = _kind_array(kinds, m_given, row_name)
         weight_arr = _per_row(weights, m_given, "weights", 1.0, np.float64, row_name)
         hard_arr = _per_row(hard, m_given, "hard", False, np.bool_, row_name)
 
@@ -252,7 +266,10 @@ class Constraints:
         self.hard = merged_hard
         self.n_samples = n_samples
         self.given_index = given_index
-        self._row_names = [row_name(int(r)) for r in first]
+        # Row names are built on demand: a list of millions of strings would dominate the
+        # construction of large (CS-style) constraint sets.
+        self._name_of = row_name
+        self._name_rows = first
         for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index):
             a.setflags(write=False)
 
@@ -263,7 +280,12 @@ class Constraints:
         if m == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         canon = np.sort(arr, axis=1)
-        _, first_pos, inverse = np.unique(canon, axis=0, return_index=True, return_inverse=True)
+        base = int(canon.max()) + 1
+        # One int64 code per unordered pair: np.unique on a 1-D array is far faster than the
+        # row-wise unique of axis=0 (large CS-style sets have millions of rows).
+        keys = canon[:, 0] * base + canon[:, 1] if base < 2**31 else canon
+        _, first_pos, inverse = np.unique(keys, axis=0 if keys.ndim == 2 else None,
+                                          return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
         # np.unique sorts the pairs; renumber them by first occurrence to keep the user's order.
         order = np.argsort(first_pos, kind="stable")
@@ -366,7 +388,7 @@ class Constraints:
         rows, cols, vals = rows[off].astype(np.int64), cols[off].astype(np.int64), vals[off]
         bad = np.flatnonzero((vals != 1) & (vals != -1))
         if bad.size:
-            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b]!r}" for b in bad]
+            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b].item()!r}" for b in bad]
             raise InvalidConstraintError(
                 f"Constraint matrix values must be 1 (ML), -1 (CL) or 0; found {_listing(cells)}."
             )
@@ -419,7 +441,7 @@ class Constraints:
         path = str(path)
         pairs, kinds, weights, hard, lines = [], [], [], [], []
         try:
-            with open(path, newline="") as handle:
+            with open(path, newline="", encoding="utf-8-sig") as handle:
                 reader = csv.reader(handle)
                 header = next(reader, None)
                 if header is None:
@@ -469,10 +491,16 @@ class Constraints:
                     lines.append(line_no)
         except OSError as exc:
             raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise DataFormatError(f"not a readable CSV file: {exc}", path=path) from None
         try:
             return cls(np.array(pairs, dtype=np.int64).reshape(-1, 2), np.array(kinds, dtype=np.int8),
                        weights=np.array(weights), hard=np.array(hard, dtype=bool), n_samples=n_samples,
                        _row_name=lambda r: f"{path} line {lines[r]}")
+        except ConflictingConstraintError:
+            # Well-formed rows that contradict each other are not a format error; the message
+            # already names the file lines.
+            raise
         except InvalidConstraintError as exc:
             raise DataFormatError(str(exc), path=path) from None
 
@@ -556,7 +584,7 @@ class Constraints:
 
     def row_name(self, index: int) -> str:
         """Where constraint ``index`` came from (``"ml[3]"``, ``"data.csv line 5"``, ...)."""
-        return self._row_names[index]
+        return self._name_of(int(self._name_rows[index]))
 
     def to_given(self, values) -> np.ndarray:
         """Map per-constraint values (this object's order) onto every row the user gave."""
@@ -579,7 +607,7 @@ class Constraints:
             )
         out = np.flatnonzero((self.pairs >= n_samples).any(axis=1))
         if out.size:
-            rows = [f"{self._row_names[r]} = ({self.pairs[r, 0]}, {self.pairs[r, 1]})" for r in out]
+            rows = [f"{self.row_name(r)} = ({self.pairs[r, 0]}, {self.pairs[r, 1]})" for r in out]
             raise InvalidConstraintError(
                 f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
                 f"in {_listing(rows)}."
@@ -590,7 +618,18 @@ class Constraints:
 
     def subset(self, indices) -> Constraints:
         """The constraints at ``indices`` (positions or a boolean mask), as a new object."""
-        idx = np.arange(len(self))[np.asarray(indices)] if len(self) else np.empty(0, dtype=np.int64)
+        sel = np.asarray(indices)
+        m = len(self)
+        if sel.dtype == np.bool_:
+            if sel.shape != (m,):
+                raise InvalidParameterError(
+                    f"A boolean mask must have one entry per constraint ({m}), got shape {sel.shape}.")
+            idx = np.flatnonzero(sel)
+        else:
+            if sel.size and (not np.issubdtype(sel.dtype, np.integer) or sel.min() < -m or sel.max() >= m):
+                raise InvalidParameterError(
+                    f"indices must be positions in 0..{m - 1} (or a boolean mask), got {sel.tolist()}.")
+            idx = np.arange(m)[sel.astype(np.int64)] if sel.size else np.empty(0, dtype=np.int64)
         return self._copy_with(np.asarray(idx, dtype=np.int64).reshape(-1))
 
     def _copy_with(self, index) -> Constraints:
@@ -600,12 +639,13 @@ class Constraints:
         clone.weights = self.weights[index]
         clone.hard = self.hard[index]
         clone.n_samples = self.n_samples
+        clone._name_of = self._name_of
         if isinstance(index, slice):
             clone.given_index = self.given_index
-            clone._row_names = list(self._row_names)
+            clone._name_rows = self._name_rows
         else:
             clone.given_index = np.arange(clone.pairs.shape[0], dtype=np.int64)
-            clone._row_names = [self._row_names[i] for i in index]
+            clone._name_rows = self._name_rows[index]
         for a in (clone.pairs, clone.kinds, clone.weights, clone.hard, clone.given_index):
             a.setflags(write=False)
         return clone
@@ -615,7 +655,7 @@ class Constraints:
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["i", "j", "kind", "weight", "hard"])
-            for (i, j), kind, w, h in zip(self.pairs, self.kind_names, self.weights, self.hard):
+            for (i, j), kind, w, h in zip(self.pairs, self.kind_names, self.weights, self.hard, strict=True):
                 writer.writerow([int(i), int(j), kind, repr(float(w)), int(h)])
 
     # ------------------------------------------------------------------ labellings
@@ -754,7 +794,13 @@ class MustLinkClosure:
         weights : ndarray of shape (n_super,)
         """
         X = np.asarray(X, dtype=np.float64)
-        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        n = self.component.shape[0]
+        if X.ndim != 2 or X.shape[0] != n:
+            raise InvalidDataError(f"X has {X.shape[0] if X.ndim else 0} rows, expected n_samples={n} "
+                                   f"(shape {X.shape}).")
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (n,):
+            raise InvalidDataError(f"sample_weight must have shape ({n},), got {w.shape}.")
         weighted = self.indicator.multiply(w[None, :]).tocsr()
         weights = np.asarray(weighted.sum(axis=1)).reshape(-1)
         centers = np.asarray(weighted @ X) / weights[:, None]
@@ -874,8 +920,10 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     graph = nx.Graph()
     graph.add_nodes_from(range(closure.n_super))
     graph.add_edges_from(map(tuple, closure.cl_pairs.tolist()))
-    representative = np.full(closure.n_super, -1, dtype=np.int64)
-    representative[closure.component[::-1]] = np.arange(n)[::-1]
+    # Smallest object of each super-instance (fancy assignment with repeated indices has no
+    # guaranteed winner, so take the minimum explicitly).
+    representative = np.full(closure.n_super, n, dtype=np.int64)
+    np.minimum.at(representative, closure.component, np.arange(n))
 
     rng = np.random.default_rng(random_state)
     strategies: list = ["DSATUR", "smallest_last", "largest_first"]

@@ -72,26 +72,28 @@ class ClusteringProblem:
         cons = as_constraints(constraints, ml=ml, cl=cl, n_samples=n)
         if min_size is not None:
             min_size = check_positive_int(min_size, "min_size", minimum=0)
-            if min_size * k > n:
-                raise InfeasibleConstraintsError(
-                    f"{k} clusters of at least min_size={min_size} objects need {min_size * k} "
-                    f"objects, but there are only {n}."
-                )
         if max_size is not None:
             max_size = check_positive_int(max_size, "max_size")
-            if max_size * k < n:
-                raise InfeasibleConstraintsError(
-                    f"{k} clusters of at most max_size={max_size} objects hold {max_size * k} "
-                    f"objects, fewer than the {n} given."
-                )
+        # Checked before the capacity tests: with min_size > max_size one of those would fire
+        # first and hide the actual mistake.
         if min_size is not None and max_size is not None and min_size > max_size:
             raise InvalidParameterError(f"min_size={min_size} is larger than max_size={max_size}.")
+        if min_size is not None and min_size * k > n:
+            raise InfeasibleConstraintsError(
+                f"{k} clusters of at least min_size={min_size} objects need {min_size * k} "
+                f"objects, but there are only {n}."
+            )
+        if max_size is not None and max_size * k < n:
+            raise InfeasibleConstraintsError(
+                f"{k} clusters of at most max_size={max_size} objects hold {max_size * k} "
+                f"objects, fewer than the {n} given."
+            )
         X = X.view()
         X.setflags(write=False)
         problem = cls(X=X, n_clusters=k, constraints=cons, min_size=min_size, max_size=max_size)
         if require_closure:
             closure = problem.closure  # raises on a cannot-link inside a must-link component
-            check_n_clusters(k, n, n_super_instances=closure.n_super)
+            check_n_clusters(k, n, n_super_instances=closure.n_super)  # InfeasibleConstraintsError
             if max_size is not None and closure.sizes.max() > max_size:
                 big = int(np.argmax(closure.sizes))
                 raise InfeasibleConstraintsError(

@@ -10,18 +10,16 @@ from ccopt.lagrange.api import METHODS, impact_scores
 from ccopt.lagrange.driver import History, SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.repair import RepairResult, repair_labels
-from ccopt.lagrange.result import DetectionScores, ImpactScoreResult, detection_scores, normalize_scores
+from ccopt.lagrange.result import ImpactScoreResult, normalize_scores
 
 __all__ = [
     "METHODS",
-    "DetectionScores",
     "History",
     "ImpactScoreResult",
     "Multipliers",
     "PairwiseOperator",
     "RepairResult",
     "SubgradientConfig",
-    "detection_scores",
     "impact_scores",
     "normalize_scores",
     "repair_labels",

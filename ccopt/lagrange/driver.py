@@ -29,6 +29,7 @@ import numpy as np
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int, check_time_limit
+from ccopt.exceptions import SolverError
 from ccopt.lagrange.multipliers import Multipliers, Subgradient
 from ccopt.lagrange.oracles import OracleSolution
 from ccopt.status import Status
@@ -309,7 +310,13 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
         for iteration in range(1, config.max_iter + 1):
             if tail is not None:
                 tail.add(run.mult, iteration)
-            solution = oracle.solve(run.mult)
+            try:
+                solution = oracle.solve(run.mult)
+            except SolverError:
+                # A solve cut short by the time limit has nothing to load; anything else is real.
+                if run.reached_time_limit():
+                    break
+                raise
             run.record_lower(solution, iteration)
             if upper_bound is not None and config.repair_every and iteration % config.repair_every == 0:
                 run.record_upper(upper_bound(solution))

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from ccopt._timing import Deadline
 from ccopt.constraints import MustLinkClosure
 
-__all__ = ["RepairResult", "repair_labels"]
+__all__ = ["RepairResult", "Repairer", "repair_labels"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,88 @@ class RepairResult:
     feasible: bool
     n_moves: int
     message: str = ""
+
+
+class Repairer:
+    """Algorithm 2 bound to one must-link closure: the cannot-link adjacency is built once.
+
+    Parameters
+    ----------
+    closure : MustLinkClosure
+    """
+
+    def __init__(self, closure: MustLinkClosure):
+        self.closure = closure
+        cl = closure.cl_pairs
+        n_super = closure.n_super
+        self.adjacency = sp.csr_matrix(
+            (np.ones(2 * len(cl)), (np.concatenate([cl[:, 0], cl[:, 1]]), np.concatenate([cl[:, 1], cl[:, 0]]))),
+            shape=(n_super, n_super),
+        )
+
+    def __call__(self, labels: np.ndarray, cost: np.ndarray, rng: np.random.Generator, *,
+                 deadline: Deadline | None = None, max_moves: int | None = None,
+                 max_search_nodes: int = 200_000) -> RepairResult:
+        """Repair ``labels``; see :func:`repair_labels` for the parameters."""
+        closure = self.closure
+        k = cost.shape[1]
+        n_super = closure.n_super
+        member_cost = closure.indicator @ cost  # (n_super, k): a super-instance's total cost per cluster
+        super_labels = _majority_free_labels(labels, closure, member_cost)
+
+        cl = closure.cl_pairs
+        indptr, neighbours = self.adjacency.indptr, self.adjacency.indices
+        same = super_labels[cl[:, 0]] == super_labels[cl[:, 1]]
+        n_conflicts = np.bincount(np.concatenate([cl[same, 0], cl[same, 1]]), minlength=n_super)
+
+        if max_moves is None:
+            max_moves = 50 * n_super + 1000
+        moves, message = 0, ""
+        while True:
+            violating = np.flatnonzero(n_conflicts > 0)
+            if violating.size == 0:
+                break
+            if moves >= max_moves:
+                message = f"{violating.size} super-instances still violate cannot-links after {moves} moves"
+                break
+            if deadline is not None and deadline.expired():
+                message = f"time limit reached with {violating.size} super-instances violating cannot-links"
+                break
+            s = int(violating[rng.integers(violating.size)])
+            current = super_labels[s]
+            partners = neighbours[indptr[s]:indptr[s + 1]]
+            blocked = np.zeros(k, dtype=bool)
+            blocked[super_labels[partners]] = True
+            choice = member_cost[s].copy()
+            choice[current] = np.inf
+            free = ~blocked
+            free[current] = False
+            if free.any():
+                choice[~free] = np.inf
+            target = int(np.argmin(choice))
+            # Update conflict counts incrementally: s leaves `current` and joins `target`.
+            old_same = partners[super_labels[partners] == current]
+            new_same = partners[super_labels[partners] == target]
+            n_conflicts[old_same] -= 1
+            n_conflicts[s] -= old_same.size
+            n_conflicts[new_same] += 1
+            n_conflicts[s] += new_same.size
+            super_labels[s] = target
+            moves += 1
+
+        if message and not (deadline is not None and deadline.expired()):
+            found = _backtrack_colouring(super_labels, member_cost, k, indptr, neighbours, max_search_nodes,
+                                         deadline)
+            if found is not None:
+                super_labels, message = found, ""
+            else:
+                message += "; the backtracking search found no feasible labelling within its limits"
+        super_labels = _fill_empty(super_labels, member_cost, k, self.adjacency)
+        out = closure.expand(super_labels)
+        feasible = not message and np.unique(out).size == k
+        if not message and not feasible:
+            message = "could not give every cluster a member"
+        return RepairResult(out, feasible, moves, message)
 
 
 def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure,
@@ -79,67 +161,13 @@ def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure
     Returns
     -------
     RepairResult
+
+    Notes
+    -----
+    Repeated repairs on one closure are cheaper through a :class:`Repairer`.
     """
-    k = cost.shape[1]
-    n_super = closure.n_super
-    member_cost = closure.indicator @ cost  # (n_super, k): total cost of a super-instance per cluster
-    super_labels = _majority_free_labels(labels, closure, member_cost)
-
-    cl = closure.cl_pairs
-    adjacency = sp.csr_matrix((np.ones(2 * len(cl)), (np.concatenate([cl[:, 0], cl[:, 1]]),
-                                                       np.concatenate([cl[:, 1], cl[:, 0]]))),
-                              shape=(n_super, n_super))
-    indptr, neighbours = adjacency.indptr, adjacency.indices
-    same = super_labels[cl[:, 0]] == super_labels[cl[:, 1]]
-    n_conflicts = np.bincount(np.concatenate([cl[same, 0], cl[same, 1]]), minlength=n_super)
-
-    if max_moves is None:
-        max_moves = 50 * n_super + 1000
-    moves, message = 0, ""
-    while True:
-        violating = np.flatnonzero(n_conflicts > 0)
-        if violating.size == 0:
-            break
-        if moves >= max_moves:
-            message = f"{violating.size} super-instances still violate cannot-links after {moves} moves"
-            break
-        if deadline is not None and deadline.expired():
-            message = f"time limit reached with {violating.size} super-instances violating cannot-links"
-            break
-        s = int(violating[rng.integers(violating.size)])
-        current = super_labels[s]
-        partners = neighbours[indptr[s]:indptr[s + 1]]
-        blocked = np.zeros(k, dtype=bool)
-        blocked[super_labels[partners]] = True
-        choice = member_cost[s].copy()
-        choice[current] = np.inf
-        free = ~blocked
-        free[current] = False
-        if free.any():
-            choice[~free] = np.inf
-        target = int(np.argmin(choice))
-        # Update conflict counts incrementally: s leaves `current` and joins `target`.
-        old_same = partners[super_labels[partners] == current]
-        new_same = partners[super_labels[partners] == target]
-        n_conflicts[old_same] -= 1
-        n_conflicts[s] -= old_same.size
-        n_conflicts[new_same] += 1
-        n_conflicts[s] += new_same.size
-        super_labels[s] = target
-        moves += 1
-
-    if message and not (deadline is not None and deadline.expired()):
-        found = _backtrack_colouring(super_labels, member_cost, k, indptr, neighbours, max_search_nodes, deadline)
-        if found is not None:
-            super_labels, message = found, ""
-        else:
-            message += "; the backtracking search found no feasible labelling within its limits"
-    super_labels = _fill_empty(super_labels, member_cost, k, adjacency)
-    out = closure.expand(super_labels)
-    feasible = not message and np.unique(out).size == k
-    if not message and not feasible:
-        message = "could not give every cluster a member"
-    return RepairResult(out, feasible, moves, message)
+    return Repairer(closure)(labels, cost, rng, deadline=deadline, max_moves=max_moves,
+                             max_search_nodes=max_search_nodes)
 
 
 def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, deadline):

@@ -10,43 +10,10 @@ import numpy as np
 from ccopt.constraints import Constraints
 from ccopt.lagrange.driver import History
 from ccopt.lagrange.multipliers import Multipliers
+from ccopt.metrics import DetectionScores
 from ccopt.status import Status
 
-__all__ = ["DetectionScores", "ImpactScoreResult", "detection_scores", "normalize_scores"]
-
-
-@dataclass(frozen=True)
-class DetectionScores:
-    """Quality of the erroneous-constraint predictions (erroneous is the detected class).
-
-    In the paper's labels (Sec. 4.1) an erroneous constraint predicted erroneous is a true
-    negative: ``precision = TN / (TN + FN)``, ``recall = TN / (TN + FP)``. A zero
-    denominator gives 0 (nothing predicted, or nothing to find).
-    """
-
-    precision: float
-    recall: float
-    f1: float
-    n_erroneous: int
-    n_predicted: int
-    n_detected: int
-
-
-def detection_scores(predicted_erroneous, erroneous) -> DetectionScores:
-    """Precision, recall and F1 of detecting erroneous constraints.
-
-    Parameters
-    ----------
-    predicted_erroneous, erroneous : array-like of bool, shape (n_constraints,)
-    """
-    pred = np.asarray(predicted_erroneous, dtype=bool)
-    err = np.asarray(erroneous, dtype=bool)
-    detected = int(np.sum(pred & err))
-    n_pred, n_err = int(pred.sum()), int(err.sum())
-    precision = detected / n_pred if n_pred else 0.0
-    recall = detected / n_err if n_err else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return DetectionScores(precision, recall, f1, n_err, n_pred, detected)
+__all__ = ["ImpactScoreResult", "normalize_scores"]
 
 
 def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
@@ -62,7 +29,7 @@ def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
             lowest = scores[mask].min()
             if lowest < 0:
                 out[mask] = scores[mask] / lowest
-    return out
+    return out + 0.0  # turns -0.0 into 0.0 for display
 
 
 @dataclass
@@ -188,7 +155,7 @@ class ImpactScoreResult:
         if self.detection is not None:
             d = self.detection
             lines.append(f"detection: precision {d.precision:.3f}, recall {d.recall:.3f}, F1 {d.f1:.3f} "
-                         f"({d.n_detected} of {d.n_erroneous} erroneous found, {d.n_predicted} predicted)")
+                         f"({d.tn} of {d.tn + d.fp} erroneous found, {d.tn + d.fn} predicted)")
         return "\n".join(lines)
 
     def to_csv(self, path) -> None:

@@ -42,8 +42,8 @@ def _brute(X, k, cons, criterion):
 def test_kmedoids_lower_bound_below_optimum_below_upper_bound(instance):
     X, k, cons = instance
     optimum = _brute(X, k, cons, "kmedoids")
-    res = ccopt.impact_scores(X, k, constraints=cons, criterion="kmedoids", max_iter=200,
-                              random_state=0, progress=False)
+    res = ccopt.impact_scores(X, k, constraints=cons, criterion="kmedoids", method="lagrangian",
+                              max_iter=200, random_state=0, progress=False)
     assert res.lower_is_bound
     assert res.lower_bound <= optimum + 1e-7
     assert optimum <= res.upper_bound + 1e-7
@@ -96,8 +96,6 @@ def test_a_flipped_constraint_scores_negative_and_the_correct_ones_zero(criterio
 def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
     X, y = _separated_blobs()
     cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
-    res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False,
-                              labels_true=y) if False else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ccopt.DuplicateConstraintWarning)
         cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))

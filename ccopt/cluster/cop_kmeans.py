@@ -1,0 +1,350 @@
+"""COP-kmeans (Wagstaff, Cardie, Rogers, Schroedl 2001): k-means with hard pairwise constraints.
+
+Every constraint is hard (weights and ``hard`` flags are not used). The algorithm, as
+described in Wagstaff et al. and in Sec. 2 of Ganji et al. 2016:
+
+1. contract the must-links into super-instances (the must-link closure) — every must-link
+   is then satisfied and no must-link can cause a dead end;
+2. start from k centres (weighted k-means++ on the super-instances);
+3. visit the super-instances in a random order and put each into the nearest centre whose
+   cluster holds no object it cannot-links *among those already placed in this pass*;
+   if every cluster is blocked, the pass has reached a dead end;
+4. move each centre to the mean of its objects and repeat from 3 until no label changes
+   (or the labels repeat an earlier state: the greedy pass is not the best feasible
+   assignment, so the WCSS need not decrease and the iteration can cycle).
+
+A dead end abandons the run; the next restart draws a new order and new seeds. If all
+``n_init`` restarts end in a dead end, :class:`~ccopt.exceptions.ClusteringDeadEndError`
+names the object that was stuck and the constraints blocking each cluster — unless
+:func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
+constraints, in which case :class:`~ccopt.exceptions.InfeasibleConstraintsError` (with the
+certificate) is raised instead. A labelling that violates a constraint is never returned.
+
+Readings chosen:
+
+- Only super-instances that carry a cannot-link depend on the visiting order; the others
+  go to their nearest centre whatever the order, so they are assigned in one vectorised
+  step and only the cannot-linked ones are visited one by one (same result as the fully
+  sequential pass, much faster at large ``n``).
+- An empty cluster keeps its previous centre (the original does not say; re-seeding it
+  would need a placement that could itself break a cannot-link).
+- The objective is the WCSS of the objects with respect to the returned centres; among the
+  restarts that finish, the one with the lowest objective is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+
+from ccopt._progress import progress_bar
+from ccopt._timing import Deadline
+from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._init_centers import kmeanspp, squared_distances
+from ccopt.cluster.kmeans import (
+    _TWIN_DOC,
+    _absolute_tol,
+    _adjacency,
+    _alternate,
+    _check_init,
+    _check_tol,
+    _single_blas_thread,
+    _twin,
+    _weighted_cost,
+    _within_scatter,
+)
+from ccopt.constraints import MustLinkClosure, check_feasibility
+from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
+from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
+
+__all__ = ["COPKMeans", "cop_kmeans", "cop_kmeans_problem"]
+
+logger = logging.getLogger(__name__)
+
+
+class _DeadEnd:
+    """Where a greedy pass got stuck: the super-instance and, per cluster, a blocking constraint."""
+
+    def __init__(self, super_index: int, blockers: dict[int, int]):
+        self.super_index = super_index
+        self.blockers = blockers  # cluster -> position of a cannot-link in the Constraints
+
+
+class _CopGraph:
+    """Cannot-link adjacency between super-instances, as Python lists for the greedy pass.
+
+    Only the ``m`` super-instances with a cannot-link take part; they are renumbered
+    ``0..m-1`` (``nodes[local] = super-instance``) so that the per-pass lists have length
+    ``m``, not ``n``.
+    """
+
+    def __init__(self, closure: MustLinkClosure, cl_positions: np.ndarray):
+        n_super = closure.n_super
+        indptr, indices, data = _adjacency(n_super, closure.cl_pairs, cl_positions)
+        self.nodes = np.flatnonzero(np.diff(indptr) > 0)
+        self.m = int(self.nodes.size)
+        local = np.full(n_super, -1, dtype=np.int64)
+        local[self.nodes] = np.arange(self.m)
+        ptr = indptr[self.nodes].tolist()
+        ends = np.diff(indptr)[self.nodes].tolist()
+        idx = local[indices].tolist()
+        dat = data.tolist()
+        self.neighbours = [idx[p:p + e] for p, e in zip(ptr, ends, strict=True)]
+        self.edges = [dat[p:p + e] for p, e in zip(ptr, ends, strict=True)]
+
+
+def _greedy_pass(dist: np.ndarray, graph: _CopGraph, order: np.ndarray):
+    """One COP assignment pass. Returns labels, or a :class:`_DeadEnd`.
+
+    ``order`` lists the cannot-linked super-instances (local numbers) in visiting order;
+    every other super-instance goes to its nearest centre.
+    """
+    labels = np.argmin(dist, axis=1)
+    if graph.m == 0:
+        return labels
+    visit = graph.nodes[order]
+    nearest = labels[visit].tolist()
+    lab = [-1] * graph.m  # -1: not placed yet in this pass (never a cluster, so never blocks)
+    neighbours, edges = graph.neighbours, graph.edges
+    for row, (s, choice) in enumerate(zip(order.tolist(), nearest, strict=True)):
+        blocked = {lab[t] for t in neighbours[s]}
+        if choice in blocked:
+            # Full preference order only when the nearest centre is blocked (stable sort:
+            # the lower cluster index first on a tie, as argmin).
+            pref = np.argsort(dist[visit[row]], kind="stable").tolist()
+            choice = next((h for h in pref if h not in blocked), None)
+            if choice is None:
+                blockers: dict[int, int] = {}
+                for t, pos in zip(neighbours[s], edges[s], strict=True):
+                    if lab[t] >= 0:
+                        blockers.setdefault(lab[t], pos)
+                return _DeadEnd(int(graph.nodes[s]), blockers)
+        lab[s] = choice
+    labels[graph.nodes] = lab
+    return labels
+
+
+def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead: _DeadEnd,
+                      n_tried: int, timed_out: bool, algorithm: str = "COP-kmeans") -> str:
+    """Say which object got stuck and which constraint blocks each cluster."""
+    cons = problem.constraints
+    members = closure.members(dead.super_index)
+    obj = int(members[0])
+    group = ""
+    if members.size > 1:
+        shown = members[:8].tolist()
+        group = (f" (must-linked with objects {shown[1:]}{' ...' if members.size > 8 else ''},"
+                 " placed together)")
+    blocks = "; ".join(
+        f"cluster {h} by {cons.row_name(pos)} = ({int(cons.pairs[pos, 0])}, {int(cons.pairs[pos, 1])})"
+        for h, pos in sorted(dead.blockers.items())
+    )
+    tried = (f"in each of the {n_tried} restart(s) tried before time_limit expired" if timed_out
+             else f"in all n_init={n_tried} restart(s)")
+    return (f"{algorithm} reached a dead end {tried}. In the last one, object {obj}{group} could "
+            f"join none of the {problem.n_clusters} clusters: {blocks}.")
+
+
+def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
+                init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
+    """COP-kmeans on a validated problem (kernel of :class:`COPKMeans` and :func:`cop_kmeans_problem`)."""
+    with _single_blas_thread():
+        return _cop_kmeans_restarts(problem, rng, deadline, init=init, n_init=n_init,
+                                    max_iter=max_iter, tol=tol, progress=progress)
+
+
+def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
+                         init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
+    k = problem.n_clusters
+    closure = problem.closure
+    check_n_clusters(k, problem.n_samples, n_super_instances=closure.n_super)
+    X = problem.X
+    points, sizes = closure.super_instances(X)
+    within = _within_scatter(X, closure, points)
+    tol_abs = _absolute_tol(X, tol)
+    graph = _CopGraph(closure, problem.constraints.cl_indices)
+    runs = 1 if not isinstance(init, str) else n_init
+
+    best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
+    timed_out = False
+    with progress_bar(runs, enabled=progress, desc="COP-kmeans restarts", unit="run") as bar:
+        for _ in range(runs):
+            start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+            order = rng.permutation(graph.m)
+            def assign(centers, _previous, order=order):
+                return _greedy_pass(squared_distances(points, centers), graph, order)
+
+            out = _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
+                             deadline=deadline)
+            tried += 1
+            bar.update()
+            if isinstance(out, _DeadEnd):
+                last_dead, n_dead = out, n_dead + 1
+                logger.debug("COP-kmeans restart %d: dead end at super-instance %d", tried, out.super_index)
+            else:
+                cost = _weighted_cost(points, sizes, out.labels, out.centers) + within
+                if cost < best_cost:
+                    best, best_cost = out, cost
+            if deadline.expired():
+                timed_out = True
+                break
+
+    if best is None:
+        message = _dead_end_message(problem, closure, last_dead, tried, timed_out and tried < runs)
+        report = check_feasibility(problem.constraints, k)
+        report.raise_if_infeasible()
+        if report.status == "feasible":
+            message += (" The constraints are satisfiable (a labelling exists); the greedy order "
+                        "failed. Try a larger n_init, or LCC / PCKMeans, which never stop on a "
+                        "dead end.")
+        else:
+            message += (" Whether any labelling satisfies the constraints is unknown. Try a larger "
+                        "n_init, or LCC / PCKMeans.")
+        raise ClusteringDeadEndError(message)
+
+    status = Status.TIME_LIMIT if timed_out else best.status
+    if status is Status.ITERATION_LIMIT:
+        warnings.warn(f"COP-kmeans stopped after max_iter={max_iter} iterations before its labels "
+                      "settled.", ConvergenceWarning, stacklevel=4)
+    return FitOutcome(labels=closure.expand(best.labels), centers=best.centers, objective=best_cost,
+                      n_iter=best.n_iter, status=status, extra={"n_dead_ends": n_dead})
+
+
+def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline | None = None, *,
+                       n_init: int = 10, max_iter: int = 300, tol: float = 1e-4,
+                       init="k-means++") -> np.ndarray:
+    """COP-kmeans on a validated problem: a labelling that satisfies every constraint.
+
+    The entry point for drivers that need a feasible starting solution (e.g. the
+    impact-score subgradient method).
+
+    Parameters
+    ----------
+    problem : ClusteringProblem
+    rng : int, numpy.random.Generator or None, default=None
+    deadline : Deadline, optional
+        Shared time budget; the best finished restart is returned when it expires.
+    n_init : int, default=10
+    max_iter : int, default=300
+    tol : float, default=1e-4
+    init : {"k-means++"} or ndarray of shape (n_clusters, n_features), default="k-means++"
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n_samples,)
+
+    Raises
+    ------
+    ClusteringDeadEndError
+        Every restart reached a dead end (the message names the object and the blocking
+        constraints).
+    InfeasibleConstraintsError
+        No labelling satisfies the constraints (cannot-link inside a must-link group, fewer
+        groups than clusters, a cannot-link clique larger than ``k``).
+    """
+    rng = check_random_state(rng)
+    deadline = deadline if deadline is not None else Deadline(None)
+    init = _check_init(init, ("k-means++",), problem.n_clusters, problem.n_features)
+    outcome = _cop_kmeans(problem, rng, deadline, init=init,
+                          n_init=check_positive_int(n_init, "n_init"),
+                          max_iter=check_positive_int(max_iter, "max_iter"), tol=_check_tol(tol))
+    return outcome.labels
+
+
+class COPKMeans(ConstrainedClusterer):
+    """COP-kmeans (Wagstaff et al. 2001): every must-link and cannot-link is hard.
+
+    See the module docstring for the algorithm and the readings chosen.
+
+    Parameters
+    ----------
+    n_clusters : int
+    init : {"k-means++"} or array-like of shape (n_clusters, n_features), default="k-means++"
+        Weighted k-means++ on the must-link super-instances, or given starting centres (then
+        one run is made whatever ``n_init``).
+    n_init : int, default=10
+        Restarts, each with a new random visiting order and new seeds. Restarts that reach a
+        dead end are discarded; the finished run with the lowest WCSS is kept.
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        Stop when no label changes or the centres move by at most ``tol`` times the mean
+        feature variance.
+    random_state : int, numpy.random.Generator or None, default=None
+    time_limit : float or None, default=None
+    progress : bool, default=False
+        Progress bar over the restarts.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_samples,)
+        Satisfies every constraint.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    objective_ : float
+        WCSS of the objects with respect to ``cluster_centers_``.
+    inertia_ : float
+    n_violations_ : dict
+        Always zero.
+    n_iter_ : int
+    status_ : Status
+        ``converged`` (labels settled), ``stagnation`` (the labels came back to an earlier
+        state: the greedy pass does not minimise the WCSS, so COP-kmeans can cycle; the run
+        stops there), ``iteration_limit`` or ``time_limit``.
+    n_dead_ends_ : int
+        Restarts abandoned at a dead end.
+
+    Raises
+    ------
+    ClusteringDeadEndError, InfeasibleConstraintsError
+        See :func:`cop_kmeans_problem`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ccopt.cluster import COPKMeans
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> cop = COPKMeans(2, random_state=0).fit(X, cl=[(0, 1)], ml=[(1, 2)])
+    >>> cop.n_violations_["total"]
+    0
+    """
+
+    _requires_feasible_closure = True
+
+    def __init__(self, n_clusters, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
+                 random_state=None, time_limit=None, progress=False):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.time_limit = time_limit
+        self.progress = progress
+
+    def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
+        init = _check_init(self.init, ("k-means++",), problem.n_clusters, problem.n_features)
+        return _cop_kmeans(problem, rng, deadline, init=init,
+                           n_init=check_positive_int(self.n_init, "n_init"),
+                           max_iter=check_positive_int(self.max_iter, "max_iter"),
+                           tol=_check_tol(self.tol), progress=self.progress)
+
+
+def cop_kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
+    """Function twin of :class:`COPKMeans`: fit and return labels, centres and a summary.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+    ml, cl : array-like of int, shape (m, 2), optional
+    constraints : Constraints, optional
+    **params
+        Keyword parameters of :class:`COPKMeans`.
+    """
+    return _twin(COPKMeans(n_clusters, **params), X, ml, cl, constraints)
+
+
+cop_kmeans.__doc__ += _TWIN_DOC

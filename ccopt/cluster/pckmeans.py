@@ -1,0 +1,373 @@
+"""PCKmeans (Basu, Banerjee, Mooney 2004): k-means with soft, penalised pairwise constraints.
+
+PCKmeans minimises (Basu et al. 2004; eq. (4) of Zhang, Wong, Xie)
+
+.. math::
+
+    J = \\frac12 \\sum_{h=1}^k \\sum_{x_i \\in X_h} \\lVert x_i - \\mu_h \\rVert^2
+      + \\sum_{(i,j) \\in ML} w_{ij} \\, [l_i \\ne l_j]
+      + \\sum_{(i,j) \\in CL} \\bar w_{ij} \\, [l_i = l_j]
+
+by alternating two steps until no label changes:
+
+- *assignment*: visit the objects in a random order (drawn once per run) and give each the
+  cluster ``h`` that minimises ``1/2 ||x_i - mu_h||^2`` plus the penalties of its
+  constraints with the other objects' current labels (in the first pass, objects not
+  visited yet have no label and add no penalty). Each move lowers ``J`` given the other
+  labels, so ``J`` never increases (this is tested);
+- *update*: move every centre to the mean of its objects (an empty cluster keeps its
+  centre).
+
+The penalty of a constraint is ``weight * constraints.weights[c]``. At ``weight=0`` the
+assignment is the nearest centre and PCKmeans is exactly k-means (Lloyd) from the same
+starting centres.
+
+Constraints flagged ``hard`` are never violated: hard must-links are contracted into
+super-instances (which move as one, with the summed cost of their objects) and a cluster
+holding a hard cannot-link partner is closed to an object. If hard cannot-links leave an
+object no open cluster in every restart, :class:`~ccopt.exceptions.ClusteringDeadEndError`
+is raised.
+
+Initialisation (``init="neighborhoods"``, Basu et al.'s step 1; their Explore/Consolidate
+phases are active learning and are not part of this estimator): the *neighbourhoods* are
+the connected components of the must-link graph (the objects in at least one must-link).
+With ``lambda`` neighbourhoods, if ``lambda >= k`` the centres are the centroids of the
+``k`` largest (ties: the one with the smaller first object); otherwise the ``lambda``
+centroids, then an object outside the neighbourhoods that is cannot-linked to every one
+of them, if there is one (drawn at random among such objects), then distinct random
+objects outside the neighbourhoods. Readings: "the k largest neighbourhoods" (the
+weighted farthest-first variant belongs to MPCKmeans); must-links are used whether soft
+or hard.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from functools import partial
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from ccopt._progress import progress_bar
+from ccopt._timing import Deadline
+from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._init_centers import kmeanspp, squared_distances
+from ccopt.cluster.cop_kmeans import _dead_end_message, _DeadEnd
+from ccopt.cluster.kmeans import (
+    _TWIN_DOC,
+    _absolute_tol,
+    _adjacency,
+    _alternate,
+    _check_init,
+    _check_tol,
+    _single_blas_thread,
+    _twin,
+)
+from ccopt.constraints import Constraints
+from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
+from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
+
+__all__ = ["PCKMeans", "pckmeans"]
+
+logger = logging.getLogger(__name__)
+
+_INIT_CHOICES = ("neighborhoods", "k-means++")
+
+
+class _PCKModel:
+    """The problem as PCKmeans sees it: super-instances of the hard must-links, penalties."""
+
+    def __init__(self, problem: ClusteringProblem, weight: float):
+        cons = problem.constraints
+        n, k = problem.n_samples, problem.n_clusters
+        hard_idx = np.flatnonzero(cons.hard)
+        hard = Constraints(cons.pairs[hard_idx], cons.kinds[hard_idx], n_samples=n,
+                           _row_name=lambda r: cons.row_name(int(hard_idx[r])),
+                           _warn_duplicates=False)
+        self.closure = hard.closure  # raises on a hard cannot-link inside hard must-links
+        check_n_clusters(k, n, n_super_instances=self.closure.n_super)
+        self.points, self.sizes = self.closure.super_instances(problem.X)
+        n_super = self.closure.n_super
+
+        soft = np.flatnonzero(~cons.hard)
+        self.soft_pairs = cons.pairs[soft]
+        self.soft_ml = cons.ml_mask[soft]
+        self.soft_penalty = weight * cons.weights[soft]
+        # Moving super-instance s to cluster h costs sum_t a_st [l_t = h] (+ a constant):
+        # a cannot-link adds its penalty, a must-link takes its penalty off (its penalty is
+        # due for every other cluster).
+        ends = self.closure.component[self.soft_pairs]
+        between = ends[:, 0] != ends[:, 1]
+        coef = np.where(self.soft_ml, -self.soft_penalty, self.soft_penalty)[between]
+        a, b = ends[between, 0], ends[between, 1]
+        matrix = sp.coo_matrix((np.concatenate([coef, coef]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                               shape=(n_super, n_super)).tocsr()
+        matrix.sum_duplicates()
+        soft_degree = np.diff(matrix.indptr)
+
+        hard_cl_positions = hard_idx[hard.cl_indices]
+        h_indptr, h_indices, h_data = _adjacency(n_super, self.closure.cl_pairs, hard_cl_positions)
+        hard_degree = np.diff(h_indptr)
+        self.constrained_mask = (soft_degree > 0) | (hard_degree > 0)
+
+        # Only the m constrained super-instances are visited one by one; they are
+        # renumbered 0..m-1 (nodes[local] = super-instance) so per-pass lists have length m.
+        self.nodes = np.flatnonzero(self.constrained_mask)
+        self.m = int(self.nodes.size)
+        local = np.full(n_super, -1, dtype=np.int64)
+        local[self.nodes] = np.arange(self.m)
+        soft_idx, soft_dat = local[matrix.indices].tolist(), matrix.data.tolist()
+        hard_idx, hard_dat = local[h_indices].tolist(), h_data.tolist()
+        sp_ptr, h_ptr = matrix.indptr.tolist(), h_indptr.tolist()
+        self.soft_nb, self.soft_coef, self.hard_nb, self.hard_pos = [], [], [], []
+        for s in self.nodes.tolist():
+            self.soft_nb.append(soft_idx[sp_ptr[s]:sp_ptr[s + 1]])
+            self.soft_coef.append(soft_dat[sp_ptr[s]:sp_ptr[s + 1]])
+            self.hard_nb.append(hard_idx[h_ptr[s]:h_ptr[s + 1]])
+            self.hard_pos.append(hard_dat[h_ptr[s]:h_ptr[s + 1]])
+        within = problem.X - self.points[self.closure.component]
+        self.within = float(np.einsum("ij,ij->", within, within))
+
+    def objective(self, labels: np.ndarray, centers: np.ndarray) -> float:
+        """``J`` of super-instance ``labels`` with ``centers``."""
+        diff = self.points - centers[labels]
+        distance = 0.5 * (float(self.sizes @ np.einsum("ij,ij->i", diff, diff)) + self.within)
+        obj_labels = labels[self.closure.component]
+        same = obj_labels[self.soft_pairs[:, 0]] == obj_labels[self.soft_pairs[:, 1]]
+        violated = np.where(self.soft_ml, ~same, same)
+        return distance + float(self.soft_penalty[violated].sum())
+
+    def assign(self, centers: np.ndarray, previous: np.ndarray | None, *, order: np.ndarray):
+        """One assignment pass; returns super-instance labels or a :class:`_DeadEnd`.
+
+        ``order`` lists the constrained super-instances (local numbers) in visiting order;
+        ``previous`` holds the labels of the last pass (``None`` in the first pass, where
+        objects not visited yet carry no label and add no penalty).
+        """
+        cost = 0.5 * self.sizes[:, None] * squared_distances(self.points, centers)
+        labels = np.argmin(cost, axis=1)
+        if self.m == 0:
+            return labels
+        k = centers.shape[0]
+        rows = cost[self.nodes[order]].tolist()
+        lab = [-1] * self.m if previous is None else previous[self.nodes].tolist()
+        soft_nb, soft_coef, hard_nb = self.soft_nb, self.soft_coef, self.hard_nb
+        clusters = range(k)
+        inf = float("inf")
+        for s, c in zip(order.tolist(), rows, strict=True):
+            for t, a in zip(soft_nb[s], soft_coef[s], strict=True):
+                if lab[t] >= 0:
+                    c[lab[t]] += a
+            for t in hard_nb[s]:
+                if lab[t] >= 0:
+                    c[lab[t]] = inf
+            h = min(clusters, key=c.__getitem__)
+            if c[h] == inf:
+                blockers: dict[int, int] = {}
+                for t, pos in zip(hard_nb[s], self.hard_pos[s], strict=True):
+                    if lab[t] >= 0:
+                        blockers.setdefault(lab[t], pos)
+                return _DeadEnd(int(self.nodes[s]), blockers)
+            lab[s] = h
+        labels[self.nodes] = lab
+        return labels
+
+
+def _neighbourhood_centers(problem: ClusteringProblem, rng: np.random.Generator) -> np.ndarray:
+    """Basu et al.'s initial centres from the must-link neighbourhoods (module docstring)."""
+    cons, X, k, n = problem.constraints, problem.X, problem.n_clusters, problem.n_samples
+    centers: list[np.ndarray] = []
+    ml = cons.ml_pairs
+    in_hood = np.unique(ml.reshape(-1))
+    hood_of = np.full(n, -1, dtype=np.int64)
+    n_hoods = 0
+    if in_hood.size:
+        graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
+        _, component = csgraph.connected_components(graph, directed=False)
+        _, hood_of[in_hood] = np.unique(component[in_hood], return_inverse=True)
+        n_hoods = int(hood_of.max()) + 1
+        members = hood_of[in_hood]
+        sizes = np.bincount(members, minlength=n_hoods)
+        sums = np.zeros((n_hoods, X.shape[1]))
+        np.add.at(sums, members, X[in_hood])
+        centroids = sums / sizes[:, None]
+        first_member = np.full(n_hoods, n, dtype=np.int64)
+        np.minimum.at(first_member, members, in_hood)
+        by_size = np.lexsort((first_member, -sizes))
+        if n_hoods >= k:
+            return centroids[by_size[:k]].copy()
+        centers.extend(centroids[by_size])
+    used = np.zeros(n, dtype=bool)
+    used[in_hood] = True
+    if n_hoods and cons.n_cl:
+        cl = cons.cl_pairs
+        objects = np.concatenate([cl[:, 0], cl[:, 1]])
+        hoods = np.concatenate([hood_of[cl[:, 1]], hood_of[cl[:, 0]]])
+        keep = (hoods >= 0) & (hood_of[objects] < 0)
+        links = np.unique(np.column_stack([objects[keep], hoods[keep]]), axis=0)
+        linked_to_all = np.flatnonzero(np.bincount(links[:, 0], minlength=n) == n_hoods)
+        if linked_to_all.size:
+            x = int(rng.choice(linked_to_all))
+            centers.append(X[x])
+            used[x] = True
+    missing = k - len(centers)
+    if missing > 0:
+        pool = np.flatnonzero(~used)
+        if pool.size < missing:
+            pool = np.arange(n)
+        centers.extend(X[rng.choice(pool, size=missing, replace=False)])
+    return np.array(centers[:k], dtype=np.float64)
+
+
+class PCKMeans(ConstrainedClusterer):
+    """PCKmeans (Basu et al. 2004): soft must-links and cannot-links with penalty weights.
+
+    See the module docstring for the objective, the algorithm and the initialisation.
+
+    Parameters
+    ----------
+    n_clusters : int
+    weight : float, default=1.0
+        Global penalty weight ``w``; a constraint's penalty is ``weight`` times its
+        ``Constraints.weights`` entry. The distance term is ``1/2 ||x - mu||^2`` in the
+        units of ``X``, so scale ``weight`` with the data. ``0`` gives k-means.
+    init : {"neighborhoods", "k-means++"} or array-like of shape (n_clusters, n_features), \
+default="neighborhoods"
+        Basu et al.'s neighbourhood initialisation, weighted k-means++ on the hard must-link
+        super-instances, or given centres.
+    n_init : int, default=1
+        Runs (each with a new random visiting order; ``init`` is random only in its last
+        steps); the run with the lowest ``J`` is kept. Basu et al. run once. Given centres
+        mean a single run.
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        Stop when no label changes or the centres move by at most ``tol`` times the mean
+        feature variance.
+    random_state : int, numpy.random.Generator or None, default=None
+    time_limit : float or None, default=None
+    progress : bool, default=False
+        Progress bar over the runs.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    objective_ : float
+        ``J`` of ``labels_`` with ``cluster_centers_``.
+    inertia_ : float
+    n_violations_ : dict
+    n_iter_ : int
+    status_ : Status
+        ``converged``, ``stagnation`` (labels back to an earlier state with the same ``J``),
+        ``iteration_limit`` or ``time_limit``.
+    objective_history_ : list of float
+        ``J`` after each assignment pass of the kept run (with the centres it used);
+        non-increasing.
+
+    Raises
+    ------
+    ClusteringDeadEndError
+        Hard cannot-links left an object no cluster in every run.
+    InfeasibleConstraintsError
+        A hard cannot-link joins two objects tied by hard must-links, or the hard must-links
+        leave fewer groups than clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ccopt.cluster import PCKMeans
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> pck = PCKMeans(2, weight=10.0, random_state=0).fit(X, ml=[(0, 1)], cl=[(1, 2)])
+    >>> pck.n_violations_["total"]
+    0
+    """
+
+    def __init__(self, n_clusters, *, weight=1.0, init="neighborhoods", n_init=1, max_iter=300,
+                 tol=1e-4, random_state=None, time_limit=None, progress=False):
+        self.n_clusters = n_clusters
+        self.weight = weight
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.time_limit = time_limit
+        self.progress = progress
+
+    def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
+        with _single_blas_thread():
+            return self._run(problem, rng, deadline)
+
+    def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
+        k = problem.n_clusters
+        init = _check_init(self.init, _INIT_CHOICES, k, problem.n_features)
+        weight = check_nonnegative(self.weight, "weight")
+        n_init = check_positive_int(self.n_init, "n_init")
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        tol_abs = _absolute_tol(problem.X, _check_tol(self.tol))
+        model = _PCKModel(problem, weight)
+        runs = 1 if not isinstance(init, str) else n_init
+
+        best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
+        timed_out = False
+        with progress_bar(runs, enabled=self.progress, desc="PCKmeans runs", unit="run") as bar:
+            for _ in range(runs):
+                if isinstance(init, np.ndarray):
+                    start = init
+                elif init == "k-means++":
+                    start = kmeanspp(model.points, k, rng, model.sizes)
+                else:
+                    start = _neighbourhood_centers(problem, rng)
+                order = rng.permutation(model.m)
+                out = _alternate(partial(model.assign, order=order), model.points, model.sizes,
+                                 start, max_iter=max_iter, tol_abs=tol_abs, deadline=deadline,
+                                 record=model.objective)
+                tried += 1
+                bar.update()
+                if isinstance(out, _DeadEnd):
+                    last_dead, n_dead = out, n_dead + 1
+                else:
+                    cost = model.objective(out.labels, out.centers)
+                    if cost < best_cost:
+                        best, best_cost = out, cost
+                if deadline.expired():
+                    timed_out = True
+                    break
+        if best is None:
+            raise ClusteringDeadEndError(
+                _dead_end_message(problem, model.closure, last_dead, tried,
+                                  timed_out and tried < runs, algorithm="PCKmeans")
+                + " Only hard cannot-links can block an object; make some of them soft "
+                "(hard=False) or use more runs (n_init)."
+            )
+        status = Status.TIME_LIMIT if timed_out else best.status
+        if status is Status.ITERATION_LIMIT:
+            warnings.warn(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "
+                          "settled.", ConvergenceWarning, stacklevel=3)
+        logger.debug("PCKmeans: J = %.6g after %d iterations (%s)", best_cost, best.n_iter, status)
+        return FitOutcome(labels=model.closure.expand(best.labels), centers=best.centers,
+                          objective=best_cost, n_iter=best.n_iter, status=status,
+                          extra={"objective_history": best.history})
+
+
+def pckmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
+    """Function twin of :class:`PCKMeans`: fit and return labels, centres and a summary.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+    ml, cl : array-like of int, shape (m, 2), optional
+    constraints : Constraints, optional
+        Use this to give per-constraint weights or hard flags.
+    **params
+        Keyword parameters of :class:`PCKMeans`.
+    """
+    return _twin(PCKMeans(n_clusters, **params), X, ml, cl, constraints)
+
+
+pckmeans.__doc__ += _TWIN_DOC

@@ -1,0 +1,439 @@
+"""Data set loaders: scikit-learn's bundled sets, benchmark folders and user CSV files.
+
+Every loader returns a :class:`Dataset`. ccopt does not bundle the benchmark files of the
+papers; it reads them where the user keeps them, in the folder format of
+``shared/datasets``::
+
+    <root>/<name>/data.csv             header row, feature columns, an integer ``label`` column
+    <root>/<name>/constraints_*.csv    i,j,kind rows (0-based indices, kind ML or CL)
+
+The root is given explicitly, or by the environment variable ``CCOPT_DATASETS``, or (in a
+development checkout) found as ``shared/datasets`` next to the repository.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+from ccopt.constraints import Constraints
+from ccopt.exceptions import DataFormatError, InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "Dataset",
+    "datasets_root",
+    "iter_lagrangian_synthetic",
+    "load_benchmark",
+    "load_breast_cancer",
+    "load_csv",
+    "load_digits",
+    "load_folder",
+    "load_iris",
+    "load_lagrangian_synthetic",
+    "load_sklearn",
+    "load_wine",
+]
+
+ENV_VAR = "CCOPT_DATASETS"
+_MISSING = frozenset({"", "na", "nan", "?"})
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A data matrix with optional ground truth and named constraint sets.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Read-only.
+    labels : ndarray of int64, shape (n_samples,), or None
+        Ground-truth classes coded 0..k-1 (read-only), or None when the data has none.
+    name : str
+    feature_names : tuple of str, length n_features
+    constraint_sets : mapping of str to Constraints
+        Read-only mapping, e.g. ``{"p15": ..., "p20": ...}``; every set is bound to
+        ``n_samples``.
+    label_names : tuple or None
+        Original label values, ``label_names[c]`` for code ``c``, when they were recoded.
+    """
+
+    X: np.ndarray
+    labels: np.ndarray | None
+    name: str
+    feature_names: tuple
+    constraint_sets: Mapping[str, Constraints] = field(default_factory=dict)
+    label_names: tuple | None = None
+
+    def __post_init__(self):
+        X = np.array(self.X, dtype=np.float64)
+        X.setflags(write=False)
+        object.__setattr__(self, "X", X)
+        if self.labels is not None:
+            labels = np.array(self.labels, dtype=np.int64).reshape(-1)
+            labels.setflags(write=False)
+            object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "feature_names", tuple(str(f) for f in self.feature_names))
+        object.__setattr__(self, "constraint_sets", MappingProxyType(dict(self.constraint_sets)))
+
+    @property
+    def n_samples(self) -> int:
+        """Number of objects."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        """Number of features."""
+        return int(self.X.shape[1])
+
+    @property
+    def n_clusters(self) -> int | None:
+        """Number of ground-truth classes, or None without labels."""
+        return None if self.labels is None else int(np.unique(self.labels).shape[0])
+
+    def __repr__(self) -> str:
+        return (f"Dataset(name={self.name!r}, n_samples={self.n_samples}, n_features={self.n_features}, "
+                f"n_clusters={self.n_clusters}, constraint_sets={list(self.constraint_sets)})")
+
+
+# ----------------------------------------------------------------------------- scikit-learn
+_SKLEARN = {"iris": "load_iris", "wine": "load_wine", "breast_cancer": "load_breast_cancer",
+            "digits": "load_digits"}
+
+
+def load_sklearn(name: str) -> Dataset:
+    """Load one of scikit-learn's bundled data sets (no download).
+
+    Parameters
+    ----------
+    name : {"iris", "wine", "breast_cancer", "digits"}
+
+    Returns
+    -------
+    Dataset
+        Without constraint sets. Note scikit-learn's Iris has the two corrected rows of
+        UCI's errata; the benchmark folder ``iris`` keeps the original rows.
+    """
+    if name not in _SKLEARN:
+        valid = ", ".join(repr(k) for k in _SKLEARN)
+        raise InvalidParameterError(f"Unknown scikit-learn data set {name!r}; valid values are {valid}.")
+    from sklearn import datasets as skd
+
+    bunch = getattr(skd, _SKLEARN[name])()
+    names = getattr(bunch, "feature_names", None)
+    if names is None or len(names) != bunch.data.shape[1]:
+        names = [f"x{c}" for c in range(bunch.data.shape[1])]
+    label_names = tuple(str(t) for t in bunch.target_names) if hasattr(bunch, "target_names") else None
+    return Dataset(bunch.data, bunch.target, name, tuple(names), {}, label_names)
+
+
+def load_iris() -> Dataset:
+    """Iris (150 x 4, 3 classes) from scikit-learn.
+
+    Returns
+    -------
+    Dataset
+        See :func:`load_sklearn`.
+    """
+    return load_sklearn("iris")
+
+
+def load_wine() -> Dataset:
+    """Wine (178 x 13, 3 classes) from scikit-learn.
+
+    Returns
+    -------
+    Dataset
+        See :func:`load_sklearn`.
+    """
+    return load_sklearn("wine")
+
+
+def load_breast_cancer() -> Dataset:
+    """Breast cancer Wisconsin diagnostic (569 x 30, 2 classes) from scikit-learn.
+
+    Returns
+    -------
+    Dataset
+        See :func:`load_sklearn`.
+    """
+    return load_sklearn("breast_cancer")
+
+
+def load_digits() -> Dataset:
+    """Optical digits, 8 x 8 (1797 x 64, 10 classes) from scikit-learn.
+
+    Returns
+    -------
+    Dataset
+        See :func:`load_sklearn`.
+    """
+    return load_sklearn("digits")
+
+
+# ----------------------------------------------------------------------------- CSV reader
+def _read_table(path: str, delimiter: str) -> tuple[list[str], list[list[str]], list[int]]:
+    """Header, data rows (as strings) and their 1-based line numbers; checks field counts."""
+    rows, lines = [], []
+    try:
+        # utf-8-sig: a spreadsheet's byte-order mark must not glue onto the first column name
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            header = None
+            for fields in reader:
+                if not fields or all(not f.strip() for f in fields):
+                    continue
+                if header is None:
+                    header = [h.strip() for h in fields]
+                    continue
+                if len(fields) != len(header):
+                    raise DataFormatError(
+                        f"expected {len(header)} fields like the header, got {len(fields)}",
+                        path=path, line=reader.line_num)
+                rows.append(fields)
+                lines.append(reader.line_num)
+    except OSError as exc:
+        raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise DataFormatError(f"not a readable CSV file: {exc}", path=path) from None
+    if header is None:
+        raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
+    if not rows:
+        raise DataFormatError("the file has a header but no data rows", path=path, line=2)
+    return header, rows, lines
+
+
+def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str) -> np.ndarray:
+    """Strings to float64; missing markers become NaN, anything else non-numeric is an error."""
+    stripped = np.char.strip(cells)
+    missing = np.isin(np.char.lower(stripped), list(_MISSING))
+    values = np.full(stripped.shape, np.nan)
+    try:
+        values[~missing] = stripped[~missing].astype(np.float64)
+    except ValueError:
+        for r, c in np.ndindex(stripped.shape):
+            if missing[r, c]:
+                continue
+            try:
+                float(stripped[r, c])
+            except ValueError:
+                raise DataFormatError(
+                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}",
+                    path=path, line=lines[r]) from None
+        raise  # pragma: no cover - numpy and float() disagree
+    finite = np.isfinite(values)
+    if not finite.all():
+        r, c = (int(v) for v in np.argwhere(~finite)[0])
+        what = "a missing value (NaN)" if np.isnan(values[r, c]) else "an infinite value"
+        raise InvalidDataError(
+            f"{path}: {what} at data row {r} (line {lines[r]}), column {columns[c]!r}; "
+            f"{int((~finite).sum())} non-finite value(s) in all. Impute or drop those rows first."
+        )
+    return values
+
+
+def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
+    """Integer labels stay as they are; other values are coded 0..k-1 in sorted order."""
+    stripped = np.char.strip(raw)
+    empty = np.flatnonzero(stripped == "")
+    if empty.size:
+        raise DataFormatError(f"empty value in label column {column!r}", path=path, line=lines[empty[0]])
+    try:
+        as_int = stripped.astype(np.int64)
+        return as_int, None
+    except ValueError:
+        names, codes = np.unique(stripped, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
+
+
+def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str | None = None,
+             delimiter: str = ",") -> Dataset:
+    """Load a user's data from a CSV file with a header row.
+
+    Parameters
+    ----------
+    path : str or path-like
+    label_column : str, optional
+        Name of the ground-truth column; the other columns are the features. Integer
+        labels are kept; other values are coded 0..k-1 in sorted order (``label_names``).
+    name : str, optional
+        Defaults to the file name without extension.
+    delimiter : str, default=","
+
+    Returns
+    -------
+    Dataset
+        Without constraint sets.
+
+    Raises
+    ------
+    DataFormatError
+        Unreadable or empty file, a header without data rows, a row with the wrong number
+        of fields, a non-numeric feature value, a missing label column or label value (the
+        message names the file and the line).
+    InvalidDataError
+        A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
+        names the data row, the line and the column).
+    """
+    path = str(path)
+    header, rows, lines = _read_table(path, delimiter)
+    cells = np.array(rows, dtype=str)
+    labels = label_names = None
+    columns = list(header)
+    if label_column is not None:
+        if label_column not in header:
+            raise DataFormatError(f"no label column {label_column!r} in header {header}", path=path, line=1)
+        at = header.index(label_column)
+        labels, label_names = _encode_labels(cells[:, at], path, lines, label_column)
+        keep = [c for c in range(len(header)) if c != at]
+        cells = cells[:, keep]
+        columns = [header[c] for c in keep]
+    if not columns:
+        raise DataFormatError("the file has no feature columns", path=path, line=1)
+    X = _parse_numbers(cells, columns, lines, path)
+    return Dataset(X, labels, name or Path(path).stem, tuple(columns), {}, label_names)
+
+
+# ----------------------------------------------------------------------------- folders
+def datasets_root(root: str | PathLike | None = None) -> Path:
+    """The folder that holds the benchmark data sets.
+
+    Parameters
+    ----------
+    root : str or path-like, optional
+        Used when given; otherwise ``$CCOPT_DATASETS``; otherwise ``shared/datasets`` next to
+        a development checkout of ccopt.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    InvalidParameterError
+        If no such folder exists.
+    """
+    if root is not None:
+        where, folder = "root", Path(root)
+    elif os.environ.get(ENV_VAR):
+        where, folder = f"${ENV_VAR}", Path(os.environ[ENV_VAR])
+    else:
+        where, folder = "the development checkout", Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    if not folder.is_dir():
+        raise InvalidParameterError(
+            f"No data set folder at {str(folder)!r} (from {where}). Pass root=... or set the "
+            f"environment variable {ENV_VAR} to the folder holding <name>/data.csv."
+        )
+    return folder
+
+
+def load_folder(path: str | PathLike, *, name: str | None = None, label_column: str = "label") -> Dataset:
+    """Load a folder ``data.csv`` + ``constraints*.csv`` (the ``shared/datasets`` format).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The folder.
+    name : str, optional
+        Defaults to the folder name.
+    label_column : str, default="label"
+
+    Returns
+    -------
+    Dataset
+        ``constraint_sets`` keyed by what follows ``constraints_`` in each file name
+        (``constraints_p15.csv`` -> ``"p15"``); a file named ``constraints.csv`` gets the key
+        ``"constraints"``. A folder without constraint files gives an empty mapping.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InvalidParameterError(f"{str(folder)!r} is not a folder.")
+    data = load_csv(folder / "data.csv", label_column=label_column, name=name or folder.name)
+    sets = {}
+    for file in sorted(folder.glob("constraints*.csv"), key=_natural_key):
+        stem = file.stem
+        key = stem[len("constraints_"):] if stem.startswith("constraints_") else stem
+        sets[key] = Constraints.from_csv(file, n_samples=data.n_samples)
+    return Dataset(data.X, data.labels, data.name, data.feature_names, sets, data.label_names)
+
+
+def _natural_key(path: Path):
+    """Sort constraints_CS5 before constraints_CS10."""
+    digits = "".join(ch for ch in path.stem if ch.isdigit())
+    return (path.stem.rstrip("0123456789"), int(digits) if digits else -1, path.stem)
+
+
+def load_benchmark(name: str, *, root: str | PathLike | None = None) -> Dataset:
+    """Load ``<root>/<name>`` (see :func:`datasets_root` and :func:`load_folder`).
+
+    Parameters
+    ----------
+    name : str
+        The folder name, e.g. ``"iris"`` (UCI row order, sets ``p15``/``p20`` of the
+        impact-score paper), ``"iris_keel"`` (KEEL order, BH-kmeans sets ``CS5``..``CS20``),
+        ``"glass"``, ...
+    root : str or path-like, optional
+
+    Returns
+    -------
+    Dataset
+    """
+    base = datasets_root(root)
+    folder = base / name
+    if not (folder / "data.csv").is_file():
+        known = sorted(p.name for p in base.iterdir() if (p / "data.csv").is_file())
+        raise InvalidParameterError(
+            f"No data set {name!r} in {str(base)!r}; available: {', '.join(known) or 'none'}.")
+    return load_folder(folder)
+
+
+def load_lagrangian_synthetic(instance: int, *, root: str | PathLike | None = None) -> Dataset:
+    """One of the 500 published synthetic instances of the impact-score paper.
+
+    Parameters
+    ----------
+    instance : int
+        0..499; the folder ``lagrangian_synthetic/NNN``.
+    root : str or path-like, optional
+        See :func:`datasets_root`.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2); ``constraint_sets["constraints"]`` unless the instance has no
+        constraints file (instances 141, 142, 260, 342, 456), then an empty mapping. The
+        erroneous constraints are those that disagree with ``labels``
+        (``constraints.is_correct(labels)``).
+    """
+    if isinstance(instance, bool) or not isinstance(instance, (int, np.integer)) or instance < 0:
+        raise InvalidParameterError(f"instance must be a non-negative int, got {instance!r}.")
+    folder = datasets_root(root) / "lagrangian_synthetic" / f"{int(instance):03d}"
+    if not (folder / "data.csv").is_file():
+        raise InvalidParameterError(f"No synthetic instance {instance} at {str(folder)!r}.")
+    return load_folder(folder, name=f"lagrangian_synthetic/{int(instance):03d}")
+
+
+def iter_lagrangian_synthetic(*, root: str | PathLike | None = None) -> Iterator[Dataset]:
+    """Every published synthetic instance, in instance order.
+
+    Parameters
+    ----------
+    root : str or path-like, optional
+        See :func:`datasets_root`.
+
+    Yields
+    ------
+    Dataset
+        As :func:`load_lagrangian_synthetic` returns it.
+    """
+    base = datasets_root(root) / "lagrangian_synthetic"
+    if not base.is_dir():
+        raise InvalidParameterError(f"No folder lagrangian_synthetic in {str(base.parent)!r}.")
+    for folder in sorted(p for p in base.iterdir() if p.name.isdigit() and (p / "data.csv").is_file()):
+        yield load_folder(folder, name=f"lagrangian_synthetic/{folder.name}")

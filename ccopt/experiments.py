@@ -1,0 +1,1047 @@
+"""Experiment runners: many independent runs, fanned out, saved as they finish, resumable.
+
+An *experiment* is a list of task configurations (plain dicts of JSON values) and a
+module-level *task function* that runs one configuration and returns a dict of results.
+:func:`run_experiment` runs the tasks through :func:`ccopt._parallel.parallel_imap`
+(joblib; a Dask cluster with ``backend="dask"``), gives every task a deterministic seed,
+and appends one CSV row per finished task (its configuration, its seed, its results), so
+
+* the same ``random_state`` gives the same rows, whatever ``n_jobs`` is;
+* a run that was interrupted (Ctrl-C) or crashed resumes from its CSV without redoing the
+  finished tasks (``resume=True``);
+* a JSON file next to the CSV records the experiment's configuration (task list, root seed,
+  task function, versions), so runs can be compared.
+
+Seeds. A configuration that holds a ``"seed"`` key is run with that seed. Otherwise the
+task's seed is derived from the root seed and the task's *key* (a hash of its canonical
+JSON), with :func:`ccopt._parallel.keyed_seed`: it does not depend on the task's position,
+so adding tasks to a sweep does not change the seeds of the others.
+
+Task functions shipped here (each takes a config dict with a ``"seed"`` and returns a dict):
+
+==============================  ==============================================================
+function                        what one task does
+==============================  ==============================================================
+:func:`impact_score_task`       impact scores of one constraint set; detection F1, bounds
+                                (Tables 1-3, Fig. 3 of the impact-score paper)
+:func:`clustering_task`         one constrained clustering algorithm; ARI, NMI, violations
+:func:`constraint_set_task`     one constraint set of the selection study (Figs. 9-10):
+                                set score ``I(C)``, coherence, ARI of the constrained solution
+==============================  ==============================================================
+
+Task builders: :func:`synthetic_tasks` (the factorial design, Table 1), :func:`k_sweep_tasks`
+(Fig. 3), :func:`grid_tasks` (any Cartesian product). :func:`constraint_set_selection`
+turns constraint-set records into the groups of Figs. 9-10.
+
+Data specifications (the ``"data"`` key of a configuration):
+
+* ``"synthetic"`` — Gaussian clusters with ``n_samples``, ``n_classes``, ``cluster_std``,
+  ``center_std``, seeded by ``instance_seed``; with ``constraint_fraction`` and
+  ``error_fraction`` the whole instance (data and constraints) is
+  :func:`ccopt.generators.synthetic_instance`, the paper's design;
+* ``"iris"``, ``"wine"``, ``"breast_cancer"``, ``"digits"`` — scikit-learn's copies;
+* ``"benchmark:<name>"`` — a folder of the benchmark data sets
+  (:func:`ccopt.datasets.load_benchmark`);
+* ``"csv:<path>"`` — a CSV file with a ``label`` column (:func:`ccopt.datasets.load_csv`).
+
+Otherwise the constraints come from ``constraint_set`` (a set stored with a benchmark
+folder, e.g. ``"p15"``) or are drawn by :func:`ccopt.generators.noisy_constraints`:
+``n_constraints`` and ``n_erroneous``, or ``constraint_fraction`` (``p = ceil(f n)``) and
+``error_fraction`` (``q = ceil(e p)``), seeded by ``instance_seed``. Without any of these
+settings the task has no constraints.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import itertools
+import json
+import logging
+import math
+import numbers
+import os
+import platform
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import import_module
+from pathlib import Path
+
+import numpy as np
+
+from ccopt._parallel import keyed_seed, parallel_imap, root_seed
+from ccopt._validation import check_choice, check_positive_int
+from ccopt.exceptions import InvalidParameterError
+
+__all__ = [
+    "ALGORITHMS",
+    "Experiment",
+    "ExperimentResult",
+    "clustering_task",
+    "constraint_set_selection",
+    "constraint_set_task",
+    "grid_tasks",
+    "impact_score_task",
+    "k_sweep_tasks",
+    "load_instance",
+    "make_estimator",
+    "read_results",
+    "run_experiment",
+    "synthetic_tasks",
+    "task_key",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Columns :func:`run_experiment` writes besides the configuration and the results.
+RESERVED = ("task", "seed", "seconds", "error")
+
+#: Algorithm names (as the CLI spells them) and the estimator class of each.
+ALGORITHMS = {
+    "kmeans": "KMeans",
+    "cop-kmeans": "COPKMeans",
+    "pckmeans": "PCKMeans",
+    "bh-kmeans": "BHKMeans",
+    "lcc": "LCC",
+    "kmeans-s": "KMeansS",
+    "pcs": "PCS",
+    "ml-kmeans": "MLKMeans",
+    "greedy-ml-kmeans": "GreedyMLKMeans",
+}
+
+
+# ============================================================================ configurations
+def _plain(value, where: str):
+    """A JSON-compatible copy of a configuration value (numpy scalars become Python ones)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"{where} is {value!r}; configurations hold finite numbers only.")
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    raise InvalidParameterError(
+        f"{where} is a {type(value).__name__}; configurations hold None, bool, numbers, strings, "
+        "and lists or dicts of those."
+    )
+
+
+def _check_config(config, index: int) -> dict:
+    if not isinstance(config, Mapping):
+        raise InvalidParameterError(f"task {index} must be a dict of settings, got {type(config).__name__}.")
+    out = {}
+    for name, value in config.items():
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError(f"task {index} has a setting named {name!r}; names must be non-empty strings.")
+        if name in RESERVED and name != "seed":
+            raise InvalidParameterError(
+                f"task {index} uses the reserved name {name!r} (reserved: {', '.join(RESERVED)})."
+            )
+        out[name] = _plain(value, f"task {index} setting {name!r}")
+    if "seed" in out and (isinstance(out["seed"], bool) or not isinstance(out["seed"], int) or out["seed"] < 0):
+        raise InvalidParameterError(f"task {index} has seed={out['seed']!r}; a seed is a non-negative int.")
+    return out
+
+
+def _canonical(config: dict) -> str:
+    return json.dumps(config, sort_keys=True, separators=(",", ":"))
+
+
+def task_key(config: Mapping) -> str:
+    """The name of a task: the first 16 hex digits of the SHA-256 of its canonical JSON.
+
+    Two configurations with the same settings (in any key order) have the same key; this is
+    how :func:`run_experiment` recognises finished tasks when it resumes.
+
+    Parameters
+    ----------
+    config : dict
+
+    Returns
+    -------
+    str
+    """
+    return _key(_check_config(config, 0))
+
+
+def _key(config: dict) -> str:
+    return hashlib.sha256(_canonical(config).encode("utf-8")).hexdigest()[:16]
+
+
+def grid_tasks(base: Mapping | None = None, **axes: Sequence) -> list[dict]:
+    """Every combination of the given settings, on top of ``base``.
+
+    Parameters
+    ----------
+    base : dict, optional
+        Settings shared by every task.
+    **axes : sequence
+        One list of values per varied setting; the last one varies fastest.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> from ccopt.experiments import grid_tasks
+    >>> grid_tasks({"data": "iris"}, n_clusters=[2, 3], instance_seed=[0, 1])[1]
+    {'data': 'iris', 'n_clusters': 2, 'instance_seed': 1}
+    """
+    names = list(axes)
+    for name in names:
+        if isinstance(axes[name], (str, bytes)) or not isinstance(axes[name], Iterable):
+            raise InvalidParameterError(f"grid axis {name!r} must be a list of values, got {axes[name]!r}.")
+    return [{**dict(base or {}), **dict(zip(names, combo, strict=True))}
+            for combo in itertools.product(*(list(axes[n]) for n in names))]
+
+
+# ============================================================================ CSV log
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _parse_cell(text: str):
+    """Best-effort types for a CSV cell: '' -> None, bools, ints, floats, JSON lists/dicts."""
+    if text == "":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text[:1] in "[{":
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def read_results(path: str | os.PathLike) -> list[dict]:
+    """Read the rows of an experiment CSV (see :func:`run_experiment`), with types restored.
+
+    Empty cells become ``None``; ``True``/``False``, integers, floats and JSON lists are
+    parsed; everything else stays a string.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    list of dict
+        One dict per row, in file order.
+
+    Raises
+    ------
+    DataFormatError
+        If the file cannot be read or a row has the wrong number of fields.
+    """
+    header, rows = _read_csv(Path(path))
+    return [{name: _parse_cell(cell) for name, cell in zip(header, row, strict=True)} for row in rows]
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    from ccopt.exceptions import DataFormatError
+
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            rows = []
+            for fields in reader:
+                if not fields:
+                    continue
+                if header is None or len(fields) != len(header):
+                    raise DataFormatError(
+                        f"expected {len(header or [])} fields like the header, got {len(fields)}",
+                        path=str(path), line=reader.line_num)
+                rows.append(fields)
+    except OSError as exc:
+        raise DataFormatError(f"cannot read file: {exc.strerror}", path=str(path)) from None
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise DataFormatError(f"not a readable CSV file: {exc}", path=str(path)) from None
+    return header or [], rows
+
+
+class _CsvLog:
+    """Append-only CSV of result rows; a row with new columns rewrites the file once."""
+
+    def __init__(self, path: Path, header: list[str], rows: list[list[str]]):
+        self.path = path
+        self.header = list(header)
+        self.rows = [dict(zip(header, row, strict=True)) for row in rows]
+        if not self.path.exists() or not self.header:
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        with open(temporary, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            if self.header:
+                writer.writerow(self.header)
+            for row in self.rows:
+                writer.writerow([row.get(name, "") for name in self.header])
+        os.replace(temporary, self.path)
+
+    def append(self, record: dict) -> None:
+        cells = {name: _cell(value) for name, value in record.items()}
+        self.rows.append(cells)
+        new = [name for name in cells if name not in self.header]
+        if new or not self.header:
+            self.header += new
+            self._rewrite()
+            return
+        with open(self.path, "a", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerow([cells.get(name, "") for name in self.header])
+
+
+# ============================================================================ runner
+@dataclass
+class ExperimentResult:
+    """The rows of a run of :func:`run_experiment`.
+
+    Attributes
+    ----------
+    records : list of dict
+        One record per task of the task list that has a row (finished now or earlier), in
+        task order: ``task`` (key), ``seed``, the configuration, the results, ``seconds``
+        and ``error`` (``None`` unless the task failed with ``on_error="record"``).
+    path : pathlib.Path or None
+        The CSV file (None when the run was not saved).
+    n_run : int
+        Tasks run by this call.
+    n_skipped : int
+        Tasks found finished in the CSV and not run again.
+    n_failed : int
+        Tasks of this call that raised (recorded with ``on_error="record"``).
+    interrupted : bool
+        True when a KeyboardInterrupt stopped the run; the finished rows are saved.
+    root_seed : int
+        The root seed the task seeds were derived from.
+    config : dict
+        What the JSON file next to the CSV records: name, task function, root seed, task
+        list, versions, start and end times.
+    """
+
+    records: list[dict]
+    path: Path | None = None
+    n_run: int = 0
+    n_skipped: int = 0
+    n_failed: int = 0
+    interrupted: bool = False
+    root_seed: int = 0
+    config: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of one column, in record order (``None`` where a record lacks it).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        ndarray
+            Numeric dtype when every value is a number, else object.
+        """
+        values = [record.get(name) for record in self.records]
+        if values and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+            return np.asarray(values, dtype=np.float64)
+        return np.asarray(values, dtype=object)
+
+    def where(self, **settings) -> list[dict]:
+        """The records whose values equal all the given ``settings``.
+
+        Parameters
+        ----------
+        **settings
+            Column name to required value.
+
+        Returns
+        -------
+        list of dict
+        """
+        return [r for r in self.records if all(r.get(k) == v for k, v in settings.items())]
+
+
+def _call_task(payload: tuple) -> tuple:
+    """Run one task in a worker: (results or None, seconds, error message or None)."""
+    function, config, on_error = payload
+    start = time.perf_counter()
+    try:
+        result = function(dict(config))
+    except Exception as exc:  # recorded or re-raised below, per on_error
+        if on_error == "raise":
+            raise
+        message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        return None, time.perf_counter() - start, message
+    return result, time.perf_counter() - start, None
+
+
+def _function_name(function: Callable) -> str:
+    return f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', repr(function))}"
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_suffix(".json") if path.suffix.lower() == ".csv" else path.with_name(path.name + ".json")
+
+
+def _load_meta(path: Path) -> dict | None:
+    meta_path = _sidecar(path)
+    if not meta_path.is_file():
+        return None
+    try:
+        return json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logger.warning("ignoring unreadable experiment record %s", meta_path)
+        return None
+
+
+def _write_meta(path: Path, meta: dict) -> None:
+    temporary = _sidecar(path).with_name(_sidecar(path).name + ".tmp")
+    temporary.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(temporary, _sidecar(path))
+
+
+def _result_record(config: dict, key: str, seed: int, result, seconds: float, error) -> dict:
+    record = {"task": key, "seed": seed}
+    record.update({k: v for k, v in config.items() if k != "seed"})
+    if result is not None:
+        if not isinstance(result, Mapping):
+            raise InvalidParameterError(
+                f"The task function must return a dict of results, got {type(result).__name__} "
+                f"for task {key} ({_canonical(config)})."
+            )
+        clash = sorted(set(result) & (set(record) | set(RESERVED)))
+        if clash:
+            raise InvalidParameterError(
+                f"The task function returned result(s) named like settings or reserved columns: "
+                f"{clash}; rename them."
+            )
+        record.update({str(k): _plain(v, f"result {k!r}") for k, v in result.items()})
+    record["seconds"] = round(float(seconds), 6)
+    record["error"] = error
+    return record
+
+
+def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | os.PathLike | None = None,
+                   *, n_jobs: int | None = 1, backend: str | None = None, resume: bool = True,
+                   random_state=0, on_error: str = "raise", progress: bool | str = True,
+                   name: str | None = None) -> ExperimentResult:
+    """Run ``function`` on every task configuration; save one CSV row per finished task.
+
+    Parameters
+    ----------
+    tasks : iterable of dict
+        Task configurations: dicts of JSON values (None, bool, numbers, strings, lists,
+        dicts). Two tasks with the same settings are the same task (listed once).
+    function : callable
+        ``function(config) -> dict`` of results (JSON values). Module-level, so workers can
+        import it. It receives the configuration plus its ``"seed"``.
+    out_csv : str or path-like, optional
+        Where to write the rows (and ``<out_csv>.json`` with the experiment's
+        configuration). None keeps the results in memory only.
+    n_jobs : int or None, default=1
+        Parallel workers (``-1``: all cores). The rows do not depend on it.
+    backend : {"loky", "threading", "multiprocessing", "dask"} or None, default=None
+        joblib backend; "dask" runs the tasks on the workers of the running
+        ``dask.distributed.Client`` (``pip install 'ccopt[dask]'``).
+    resume : bool, default=True
+        Keep the finished rows of an existing ``out_csv`` and run only the other tasks
+        (failed rows are run again). False starts the file afresh.
+    random_state : int, numpy.random.Generator or None, default=0
+        Root of the task seeds. On resume, ``None`` reuses the root recorded in the JSON file.
+    on_error : {"raise", "record"}, default="raise"
+        "raise": a failing task stops the run (finished rows stay saved). "record": the
+        error message is saved in the ``error`` column and the run goes on.
+    progress : bool or "always", default=True
+        Progress bar over the tasks (on a terminal only unless "always").
+    name : str, optional
+        Name recorded in the JSON file (default: the function's name).
+
+    Returns
+    -------
+    ExperimentResult
+        ``interrupted=True`` if a KeyboardInterrupt stopped the run: the rows finished until
+        then are saved and returned, and a later call with ``resume=True`` does the rest.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad tasks, options, or a ``random_state`` different from the one recorded with the
+        ``out_csv`` being resumed.
+
+    Examples
+    --------
+    >>> from ccopt.experiments import grid_tasks, impact_score_task, run_experiment
+    >>> tasks = grid_tasks({"data": "synthetic", "n_samples": 20, "n_classes": 2,
+    ...                     "constraint_fraction": 0.2, "error_fraction": 0.2, "max_iter": 5},
+    ...                    instance_seed=[0, 1])
+    >>> result = run_experiment(tasks, impact_score_task, progress=False)
+    >>> len(result), result.column("f1").shape
+    (2, (2,))
+    """
+    on_error = check_choice(on_error, "on_error", ("raise", "record"))
+    if not callable(function):
+        raise InvalidParameterError(f"function must be callable, got {type(function).__name__}.")
+    configs, keys, seen = [], [], set()
+    for index, raw in enumerate(tasks):
+        config = _check_config(raw, index)
+        key = _key(config)
+        if key in seen:
+            continue
+        seen.add(key)
+        configs.append(config)
+        keys.append(key)
+    path = None if out_csv is None else Path(out_csv)
+    if path is not None and not path.parent.is_dir():
+        raise InvalidParameterError(f"out_csv {str(path)!r}: the folder {str(path.parent)!r} does not exist.")
+
+    done: dict[str, dict] = {}
+    header: list[str] = []
+    rows: list[list[str]] = []
+    meta_old = _load_meta(path) if path is not None and resume else None
+    if meta_old is not None and random_state is None:
+        root = int(meta_old["random_state"])
+    else:
+        root = root_seed(random_state)
+    if path is not None and resume and path.is_file():
+        if meta_old is not None and int(meta_old.get("random_state", root)) != root:
+            raise InvalidParameterError(
+                f"{str(path)!r} holds rows of random_state={meta_old['random_state']}, not {root}; "
+                "resume with that random_state (or None), or pass resume=False to start afresh."
+            )
+        header, rows = _read_csv(path)
+        if header and "task" not in header:
+            raise InvalidParameterError(
+                f"{str(path)!r} is not an experiment CSV (no 'task' column); choose another file or "
+                "pass resume=False to overwrite it."
+            )
+        for record in (dict(zip(header, row, strict=True)) for row in rows):
+            if record.get("error", "") == "":
+                done[record.get("task", "")] = {k: _parse_cell(v) for k, v in record.items()}
+
+    meta = {
+        "name": name or getattr(function, "__name__", "experiment"),
+        "function": _function_name(function),
+        "random_state": root,
+        "n_tasks": len(configs),
+        "tasks": [{"task": k, "config": c} for k, c in zip(keys, configs, strict=True)],
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "ccopt_version": _version(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "n_jobs": n_jobs,
+        "backend": backend,
+    }
+    log = _CsvLog(path, header, rows) if path is not None else None
+
+    todo = [i for i, key in enumerate(keys) if key not in done]
+    seeds = {i: configs[i]["seed"] if "seed" in configs[i] else keyed_seed(root, _canonical(configs[i]))
+             for i in todo}
+    payloads = [(function, {**configs[i], "seed": seeds[i]}, on_error) for i in todo]
+    fresh: dict[str, dict] = {}
+    n_failed = 0
+    interrupted = False
+    logger.info("experiment %s: %d tasks, %d already done, %d to run", meta["name"], len(configs),
+                len(configs) - len(todo), len(todo))
+    results = parallel_imap(_call_task, payloads, n_jobs=n_jobs, backend=backend, progress=progress,
+                            desc=meta["name"])
+    try:
+        for i, (result, seconds, error) in zip(todo, results, strict=False):
+            record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
+            n_failed += error is not None
+            fresh[keys[i]] = record
+            if log is not None:
+                log.append(record)
+    except KeyboardInterrupt:
+        interrupted = True
+        logger.warning("experiment %s interrupted: %d of %d tasks finished%s", meta["name"],
+                       len(configs) - len(todo) + len(fresh), len(configs),
+                       f"; saved in {path}, run again with resume=True to finish" if path else "")
+    finally:
+        results.close()
+        if path is not None:
+            meta.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        n_done=len(configs) - len(todo) + len(fresh), interrupted=interrupted)
+            _write_meta(path, meta)
+
+    records = []
+    for config, key in zip(configs, keys, strict=True):
+        if key in fresh:
+            records.append(fresh[key])
+        elif key in done:
+            # Settings come from the task list (exact types); results from the CSV.
+            records.append({**done[key], **{k: v for k, v in config.items() if k != "seed"}})
+    return ExperimentResult(records=records, path=path, n_run=len(fresh), n_skipped=len(configs) - len(todo),
+                            n_failed=n_failed, interrupted=interrupted, root_seed=root, config=meta)
+
+
+def _version() -> str:
+    from ccopt import __version__
+
+    return __version__
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named experiment: task configurations and the module-level function that runs one.
+
+    Parameters
+    ----------
+    name : str
+    function : callable
+        ``function(config) -> dict``; see :func:`run_experiment`.
+    tasks : sequence of dict
+    description : str, default=""
+
+    Examples
+    --------
+    >>> from ccopt.experiments import Experiment, k_sweep_tasks, impact_score_task
+    >>> sweep = Experiment("fig3", impact_score_task,
+    ...                    k_sweep_tasks({"data": "synthetic", "n_samples": 30, "n_classes": 3,
+    ...                                   "constraint_fraction": 0.2, "error_fraction": 0.2,
+    ...                                   "max_iter": 5}, ks=[2, 3], n_instances=1))
+    >>> len(sweep.tasks)
+    2
+    """
+
+    name: str
+    function: Callable
+    tasks: tuple = ()
+    description: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "tasks", tuple(dict(t) for t in self.tasks))
+
+    def run(self, out_csv: str | os.PathLike | None = None, **options) -> ExperimentResult:
+        """Run the tasks with :func:`run_experiment` (same options); the name is recorded.
+
+        Parameters
+        ----------
+        out_csv : str or path-like, optional
+        **options
+            ``n_jobs``, ``backend``, ``resume``, ``random_state``, ``on_error``, ``progress``.
+
+        Returns
+        -------
+        ExperimentResult
+        """
+        return run_experiment(self.tasks, self.function, out_csv, name=self.name, **options)
+
+
+# ============================================================================ task builders
+def synthetic_tasks(n_instances: int = 500, *, sizes: Sequence[int] = (100, 200, 300, 400, 500),
+                    n_classes: Sequence[int] = (2, 5, 10, 15),
+                    constraint_fractions: Sequence[float] = (0.05, 0.10, 0.15, 0.20),
+                    error_fractions: Sequence[float] = (0.05, 0.10, 0.15, 0.20),
+                    cluster_std: float = 0.5, center_std: float = 5.0, random_state=0,
+                    **settings) -> list[dict]:
+    """The factorial design of the impact-score paper (Table 1) as task configurations.
+
+    Draws ``n``, ``k``, ``p / n`` and ``q / p`` per instance exactly as
+    :func:`ccopt.generators.synthetic_design` does (same ``random_state``, same instances)
+    but without building the data: each task rebuilds its instance from ``instance_seed``.
+
+    Parameters
+    ----------
+    n_instances : int, default=500
+    sizes, n_classes, constraint_fractions, error_fractions : sequences
+        The levels of Table 1.
+    cluster_std, center_std : float
+        See :func:`ccopt.generators.make_gaussian_clusters`.
+    random_state : int, Generator or None, default=0
+    **settings
+        Added to every task (``criterion``, ``method``, ``max_iter``, ``time_limit``, ...).
+
+    Returns
+    -------
+    list of dict
+        With ``data="synthetic"``, ``instance`` (position in the design), ``n_samples``,
+        ``n_classes``, ``constraint_fraction``, ``error_fraction``, ``cluster_std``,
+        ``center_std``, ``instance_seed`` and the settings.
+    """
+    from ccopt.generators import synthetic_design
+
+    count = check_positive_int(n_instances, "n_instances")
+    # Building the instances is cheap next to scoring them, and reusing the generator keeps
+    # one definition of the design's random draws.
+    design = synthetic_design(count, sizes=sizes, n_clusters=n_classes,
+                              constraint_fractions=constraint_fractions, error_fractions=error_fractions,
+                              cluster_std=cluster_std, center_std=center_std, random_state=random_state)
+    return [{"data": "synthetic", "instance": i, "n_samples": inst.n_samples, "n_classes": inst.n_clusters,
+             "constraint_fraction": inst.constraint_fraction, "error_fraction": inst.error_fraction,
+             "cluster_std": float(cluster_std), "center_std": float(center_std),
+             "instance_seed": int(inst.seed), **settings}
+            for i, inst in enumerate(design)]
+
+
+def k_sweep_tasks(base: Mapping, ks: Iterable[int] = range(2, 11), *, n_instances: int = 1,
+                  first_instance_seed: int = 0) -> list[dict]:
+    """Tasks of the k sweep of Fig. 3: the same instances scored with ``k`` clusters each.
+
+    Parameters
+    ----------
+    base : dict
+        Settings of every task (data specification, constraint settings, options of
+        :func:`impact_score_task`).
+    ks : iterable of int, default=range(2, 11)
+        The numbers of clusters (the paper: 2..10).
+    n_instances : int, default=1
+        Instances (``instance_seed = first_instance_seed + i``), each scored at every ``k``.
+    first_instance_seed : int, default=0
+
+    Returns
+    -------
+    list of dict
+    """
+    ks = [check_positive_int(k, "ks") for k in ks]
+    count = check_positive_int(n_instances, "n_instances")
+    return grid_tasks(base, instance_seed=[first_instance_seed + i for i in range(count)], n_clusters=ks)
+
+
+# ============================================================================ data of a task
+def load_instance(config: Mapping):
+    """Data, ground truth, constraints and erroneous mask described by a task configuration.
+
+    See the module docstring for the ``"data"`` specifications and constraint settings.
+
+    Parameters
+    ----------
+    config : dict
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of int of shape (n_samples,) or None
+    constraints : Constraints
+    erroneous : ndarray of bool of shape (n_constraints,) or None
+        Which constraints disagree with the ground truth (None without labels).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown data specification or a missing setting.
+    """
+    from ccopt.constraints import Constraints
+    from ccopt.generators import make_gaussian_clusters, noisy_constraints, synthetic_instance
+
+    data = config.get("data", "synthetic")
+    seed = config.get("instance_seed", config.get("seed", 0))
+    if data == "synthetic":
+        missing = [k for k in ("n_samples", "n_classes") if k not in config]
+        if "n_constraints" not in config:
+            missing += [k for k in ("constraint_fraction", "error_fraction") if k not in config]
+        if missing:
+            raise InvalidParameterError(f"data='synthetic' needs the setting(s) {missing}.")
+        shape = {"cluster_std": config.get("cluster_std", 0.5), "center_std": config.get("center_std", 5.0)}
+        if "n_constraints" not in config:
+            # The paper's design (Sec. 4.1): one seed makes both the data and the constraints.
+            inst = synthetic_instance(config["n_samples"], config["n_classes"], config["constraint_fraction"],
+                                      config["error_fraction"], random_state=seed, **shape)
+            return inst.X, inst.labels, inst.constraints, np.asarray(inst.erroneous)
+        X, labels = make_gaussian_clusters(config["n_samples"], config["n_classes"], random_state=seed, **shape)
+        stored = {}
+    else:
+        dataset = _load_dataset(data)
+        X, labels, stored = dataset.X, dataset.labels, dataset.constraint_sets
+
+    if "constraint_set" in config:
+        if config["constraint_set"] not in stored:
+            raise InvalidParameterError(
+                f"data {data!r} has no constraint set {config['constraint_set']!r}; "
+                f"available: {', '.join(stored) or 'none'}."
+            )
+        cons = stored[config["constraint_set"]]
+        return X, labels, cons, None if labels is None else ~cons.is_correct(labels)
+    n = X.shape[0]
+    if "n_constraints" in config:
+        p, q = int(config["n_constraints"]), int(config.get("n_erroneous", 0))
+    elif "constraint_fraction" in config:
+        p = math.ceil(float(config["constraint_fraction"]) * n - 1e-9)
+        q = math.ceil(float(config.get("error_fraction", 0.0)) * p - 1e-9)
+    else:
+        return X, labels, Constraints.empty(n), None if labels is None else np.zeros(0, dtype=bool)
+    if labels is None:
+        raise InvalidParameterError(f"data {data!r} has no labels to generate constraints from.")
+    # A generator of its own: the data of a synthetic instance already used ``seed``.
+    cons, erroneous = noisy_constraints(labels, p, q, random_state=np.random.default_rng([int(seed), 1]))
+    return X, labels, cons, np.asarray(erroneous)
+
+
+def _load_dataset(data: str):
+    from ccopt import datasets
+
+    if not isinstance(data, str):
+        raise InvalidParameterError(f"data must be a string specification, got {data!r}.")
+    if data.startswith("benchmark:"):
+        return datasets.load_benchmark(data.split(":", 1)[1])
+    if data.startswith("csv:"):
+        return datasets.load_csv(data.split(":", 1)[1], label_column="label")
+    if data in ("iris", "wine", "breast_cancer", "digits"):
+        return datasets.load_sklearn(data)
+    raise InvalidParameterError(
+        f"Unknown data specification {data!r}; use 'synthetic', 'iris', 'wine', 'breast_cancer', "
+        "'digits', 'benchmark:<folder>' or 'csv:<path>'."
+    )
+
+
+def _n_clusters(config: Mapping, labels) -> int:
+    if "n_clusters" in config:
+        return int(config["n_clusters"])
+    if "n_classes" in config:
+        return int(config["n_classes"])
+    if labels is None:
+        raise InvalidParameterError("n_clusters is needed when the data has no labels.")
+    return int(np.unique(labels).shape[0])
+
+
+# ============================================================================ task functions
+_SCORE_OPTIONS = ("criterion", "method", "epsilon", "max_iter", "time_limit", "gap_tol",
+                  "stagnation_iter", "solver", "score_from", "tau", "repair_every", "step_norm")
+
+
+def impact_score_task(config: Mapping) -> dict:
+    """One impact-score run: detection quality and bounds for one constraint set.
+
+    Parameters
+    ----------
+    config : dict
+        A data specification (module docstring), optional ``n_clusters`` (default: the
+        number of classes), the options of :func:`ccopt.impact_scores` among
+        ``criterion, method, epsilon, max_iter, time_limit, gap_tol, stagnation_iter,
+        solver, score_from, tau, repair_every, step_norm``, and ``seed``.
+
+    Returns
+    -------
+    dict
+        ``n_constraints``, ``n_erroneous``, ``n_predicted``, ``fraction_predicted``,
+        ``precision``, ``recall``, ``f1`` (of detecting the erroneous constraints; None
+        without ground truth), ``lower_bound``, ``upper_bound``, ``gap``, ``set_score``,
+        ``ari`` (best feasible clustering against the classes), ``n_iter``, ``status``,
+        ``run_seconds``.
+    """
+    from ccopt.lagrange import impact_scores
+    from ccopt.metrics import adjusted_rand_score
+
+    X, labels, cons, erroneous = load_instance(config)
+    k = _n_clusters(config, labels)
+    options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
+    truth = None if erroneous is None else cons.to_given(erroneous)
+    result = impact_scores(X, k, constraints=cons, erroneous=truth, random_state=config.get("seed"),
+                           progress=False, **options)
+    predicted = np.asarray(result.predicted_erroneous)
+    detection = result.detection
+    return {
+        "n_constraints": int(predicted.size),
+        "n_erroneous": None if truth is None else int(np.sum(truth)),
+        "n_predicted": int(predicted.sum()),
+        "fraction_predicted": float(predicted.mean()) if predicted.size else 0.0,
+        "precision": None if detection is None else float(detection.precision),
+        "recall": None if detection is None else float(detection.recall),
+        "f1": None if detection is None else float(detection.f1),
+        "lower_bound": _finite_or_none(result.lower_bound),
+        "upper_bound": _finite_or_none(result.upper_bound),
+        "gap": _finite_or_none(result.gap),
+        "set_score": float(result.set_score),
+        "ari": None if labels is None or result.labels is None else adjusted_rand_score(labels, result.labels),
+        "n_iter": int(result.n_iter),
+        "status": str(result.status),
+        "run_seconds": float(result.seconds),
+    }
+
+
+def _finite_or_none(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def make_estimator(algorithm: str, n_clusters: int, **params):
+    """An estimator of :mod:`ccopt.cluster` by its command-line name.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`ALGORITHMS` (``"bh-kmeans"``, ``"lcc"``, ``"pcs"``, ``"cop-kmeans"``,
+        ``"pckmeans"``, ``"ml-kmeans"``, ``"greedy-ml-kmeans"``, ``"kmeans"``,
+        ``"kmeans-s"``).
+    n_clusters : int
+    **params
+        Constructor parameters of that estimator.
+
+    Returns
+    -------
+    ConstrainedClusterer
+        Not fitted.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown algorithm, or a parameter the estimator does not take.
+    """
+    algorithm = check_choice(algorithm, "algorithm", ALGORITHMS)
+    cls = getattr(import_module("ccopt.cluster"), ALGORITHMS[algorithm])
+    valid = set(cls._get_param_names())
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise InvalidParameterError(
+            f"{cls.__name__} takes no parameter(s) {unknown}; its parameters are {sorted(valid)}."
+        )
+    return cls(n_clusters, **params)
+
+
+def clustering_task(config: Mapping) -> dict:
+    """One constrained clustering run and its quality.
+
+    Parameters
+    ----------
+    config : dict
+        ``algorithm`` (a name of :data:`ALGORITHMS`), a data specification (module
+        docstring), optional ``n_clusters`` (default: the number of classes), optional
+        ``params`` (a dict of estimator parameters; ``random_state`` comes from ``seed``,
+        ``progress`` is off).
+
+    Returns
+    -------
+    dict
+        ``ari``, ``nmi`` (None without labels), ``wcss``, ``objective``, ``violations``,
+        ``ml_violations``, ``cl_violations``, ``n_constraints``, ``n_iter``, ``status``,
+        ``run_seconds``.
+    """
+    from ccopt.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    if "algorithm" not in config:
+        raise InvalidParameterError(f"clustering_task needs an 'algorithm' (one of {', '.join(ALGORITHMS)}).")
+    X, labels, cons, _ = load_instance(config)
+    k = _n_clusters(config, labels)
+    params = dict(config.get("params") or {})
+    params.setdefault("random_state", config.get("seed"))
+    params.setdefault("progress", False)
+    estimator = make_estimator(config["algorithm"], k, **params)
+    start = time.perf_counter()
+    estimator.fit(X, constraints=cons)
+    seconds = time.perf_counter() - start
+    return {
+        "ari": None if labels is None else adjusted_rand_score(labels, estimator.labels_),
+        "nmi": None if labels is None else normalized_mutual_info_score(labels, estimator.labels_),
+        "wcss": float(estimator.inertia_),
+        "objective": float(estimator.objective_),
+        "violations": int(estimator.n_violations_["total"]),
+        "ml_violations": int(estimator.n_violations_["ml"]),
+        "cl_violations": int(estimator.n_violations_["cl"]),
+        "n_constraints": len(cons),
+        "n_iter": int(estimator.n_iter_),
+        "status": str(estimator.status_),
+        "run_seconds": seconds,
+    }
+
+
+# ============================================================================ constraint sets (Figs. 9-10)
+def constraint_set_task(config: Mapping) -> dict:
+    """One constraint set of the selection study of Figs. 9-10 (impact-score paper, Sec. 4.4).
+
+    Draws ``n_constraints`` constraints (default 25) that are all correct, or all erroneous
+    when ``erroneous`` is true, scores them, and reports the set score ``I(C)``, the
+    coherence of Davidson et al. (:func:`ccopt.lagrange.baselines.coherence`), and the ARI
+    of the constrained clustering. Reading chosen: the constrained clustering is the best
+    feasible solution of (2)-(5) that the impact-score run found (its upper bound), so no
+    second solve is needed.
+
+    Parameters
+    ----------
+    config : dict
+        A data specification with labels, ``n_constraints`` (default 25), ``erroneous``
+        (default False), optional ``n_clusters``, the options of :func:`impact_score_task`,
+        ``instance_seed`` (which set) and ``seed``.
+
+    Returns
+    -------
+    dict
+        ``set_score``, ``coherence``, ``ari``, ``n_ml``, ``n_cl``, ``status``, ``run_seconds``.
+    """
+    from ccopt.lagrange import impact_scores
+    from ccopt.lagrange.baselines import coherence
+    from ccopt.metrics import adjusted_rand_score
+
+    p = int(config.get("n_constraints", 25))
+    settings = {k: v for k, v in config.items() if k not in ("n_erroneous", "constraint_fraction", "error_fraction")}
+    settings.update(n_constraints=p, n_erroneous=p if config.get("erroneous", False) else 0)
+    X, labels, cons, _ = load_instance(settings)
+    if labels is None:
+        raise InvalidParameterError("constraint_set_task needs data with ground-truth labels.")
+    k = _n_clusters(config, labels)
+    options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
+    result = impact_scores(X, k, constraints=cons, random_state=config.get("seed"), progress=False, **options)
+    return {
+        "set_score": float(result.set_score),
+        "coherence": coherence(X, constraints=cons).value,
+        "ari": None if result.labels is None else adjusted_rand_score(labels, result.labels),
+        "n_ml": int(cons.n_ml),
+        "n_cl": int(cons.n_cl),
+        "status": str(result.status),
+        "run_seconds": float(result.seconds),
+    }
+
+
+def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erroneous: bool = False,
+                             value: str = "ari") -> dict[str, np.ndarray]:
+    """The three groups of Figs. 9-10: all sets, the top sets by impact score, by coherence.
+
+    Correct sets (Fig. 9): the ``top`` sets with the *smallest* (most negative) set score,
+    and the ``top`` with the *highest* coherence. Erroneous sets (Fig. 10): the ``top`` with
+    the *highest* set score and the ``top`` with the *smallest* coherence (the paper's text).
+    Ties keep the records' order.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Rows of :func:`constraint_set_task` (``set_score``, ``coherence`` and ``value``).
+    top : int, default=50
+    erroneous : bool, default=False
+    value : str, default="ari"
+        The column collected in each group.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{"all": ..., "impact score": ..., "coherence": ...}``, ready for
+        :func:`ccopt.plotting.plot_selection_boxplots`.
+    """
+    top = check_positive_int(top, "top")
+    rows = [r for r in records if r.get(value) is not None and r.get("set_score") is not None]
+    if not rows:
+        raise InvalidParameterError(f"no record has both 'set_score' and {value!r}.")
+    values = np.array([float(r[value]) for r in rows])
+    score = np.array([float(r["set_score"]) for r in rows])
+    coh = np.array([float(r["coherence"]) for r in rows])
+    by_score = np.argsort(-score if erroneous else score, kind="stable")[:top]
+    by_coherence = np.argsort(coh if erroneous else -coh, kind="stable")[:top]
+    return {"all": values, "impact score": values[by_score], "coherence": values[by_coherence]}

@@ -1,0 +1,148 @@
+"""Routes of the impact score that solve Pyomo models through :mod:`ccopt.solvers`.
+
+* :class:`KMedoidsModelOracle` — the paper's k-medoids route (Sec. 4.1): the Lagrangian
+  relaxation (10) over the p-median model, with the multipliers as mutable Params, re-solved
+  on a persistent solver every iteration (LP relaxation, ``method="lp"``), or its integer
+  version (``method="exact"``, small instances).
+* :func:`lp_dual_outcome` — the one-shot route (``method="lp-dual"``): the LP relaxation
+  of (2)-(5) with the epsilon rows solved once; its row duals are optimal multipliers of
+  the LP-relaxed Lagrangian dual (DESIGN.md, "LP duality shortcut").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ccopt._timing import Deadline
+from ccopt.exceptions import SolverError
+from ccopt.lagrange.driver import History, SubgradientOutcome
+from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
+from ccopt.lagrange.oracles import OracleSolution
+from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
+
+__all__ = ["KMedoidsModelOracle", "lp_dual_outcome"]
+
+
+def _open_medoids(model, k: int) -> np.ndarray:
+    """The ``k`` candidate medoids with the largest ``y`` (all of them when ``y`` is integral)."""
+    y = np.array([model.y[j].value or 0.0 for j in model.J], dtype=np.float64)
+    return np.sort(np.argsort(-y, kind="stable")[:k])
+
+
+class KMedoidsModelOracle:
+    """Solve the Lagrangian relaxation (10) of the p-median k-medoids model with Pyomo.
+
+    The model is built once (:func:`ccopt.models.build_lagrangian_model`); each call sets
+    the multipliers in place (:func:`ccopt.models.set_multipliers`) and re-solves on a
+    :class:`ccopt.solvers.PersistentSolver`, which with HiGHS pushes only the changed costs
+    and warm-starts the LP from the previous basis.
+
+    Parameters
+    ----------
+    problem : ClusteringProblem
+    operator : PairwiseOperator
+    distances : ndarray of shape (n_samples, n_samples)
+    integer : bool
+        Binary ``z, y`` (the exact Lagrangian subproblem) instead of the LP relaxation.
+    solver : str or None
+        Pyomo solver name (default ``"highs_matrix"``, HiGHS with the matrix hand-off).
+    deadline : Deadline
+        Each solve gets the remaining time.
+    """
+
+    def __init__(self, problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
+                 integer: bool, solver: str | None, deadline: Deadline):
+        from ccopt.models import build_lagrangian_model
+        from ccopt.solvers import PersistentSolver
+
+        self.model = build_lagrangian_model(problem, base="kmedoids", epsilon=operator.epsilon,
+                                            relax=not integer, distances=distances)
+        # The matrix hand-off re-solves (10) about 3x faster than APPSI (PYOMO-HIGHS-NOTES.md).
+        self.solver = PersistentSolver(self.model, solver or "highs_matrix")
+        self.op = operator
+        self.integer = integer
+        self.n_clusters = problem.n_clusters
+        self.deadline = deadline
+        self.extra: dict[str, np.ndarray] = {}
+        self.is_exact = True
+
+    @property
+    def n_index(self) -> int:
+        """Number of cluster indices of the multipliers (``n``: candidate medoids)."""
+        return self.op.n_samples
+
+    def solve(self, mult: Multipliers) -> OracleSolution:
+        from ccopt.models import assignment_matrix, set_multipliers
+
+        set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
+        result = self.solver.solve(time_limit=self.deadline.remaining())
+        x = assignment_matrix(self.model)
+        if self.integer:
+            # A MIP stopped early proves only its bound; an optimal one proves its value.
+            value = result.objective if result.status is Status.OPTIMAL else result.bound
+            is_bound = value is not None
+            value = float(value) if value is not None else -math.inf
+        else:
+            value, is_bound = float(result.objective), result.status is Status.OPTIMAL
+        medoids = _open_medoids(self.model, self.n_clusters)
+        labels = medoids[np.argmax(x[:, medoids], axis=1)]
+        return OracleSolution(value, labels, self.op.subgradient(x), is_bound=is_bound, open_clusters=medoids)
+
+
+def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
+                    solver: str | None, deadline: Deadline, upper_bound, initial_upper: float,
+                    initial_labels) -> SubgradientOutcome:
+    """One LP solve instead of the subgradient loop: duals of the epsilon rows as multipliers.
+
+    Parameters
+    ----------
+    problem : ClusteringProblem
+    operator : PairwiseOperator
+    distances : ndarray of shape (n_samples, n_samples)
+    solver : str or None
+        An LP solver that returns duals; default ``"highs_matrix"``, the fastest hand-off.
+    deadline : Deadline
+    upper_bound : callable
+        The repair routine applied to the LP solution.
+    initial_upper : float
+    initial_labels : ndarray or None
+
+    Returns
+    -------
+    SubgradientOutcome
+        With one history row; ``status`` is ``optimal`` (the LP dual is solved exactly).
+
+    Raises
+    ------
+    SolverError
+        The LP was not solved to optimality (for instance, out of time).
+    """
+    from ccopt.models import solve_lp_duals
+
+    start = time.perf_counter()
+    lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or "highs_matrix",
+                        distances=distances, time_limit=deadline.remaining())
+    duals = lp.duals
+    mult = Multipliers(np.array(duals.eta), np.array(duals.lam), np.array(duals.gamma))
+    x = np.asarray(lp.x)
+    k = problem.n_clusters
+    medoids = np.sort(np.argsort(-np.diag(x), kind="stable")[:k])  # z[j, j] = y[j]
+    labels = medoids[np.argmax(x[:, medoids], axis=1)]
+    candidate = upper_bound(OracleSolution(lp.objective, labels, operator.subgradient(x), open_clusters=medoids))
+    upper, best_labels = initial_upper, initial_labels
+    if candidate is not None and candidate[0] < upper:
+        upper, best_labels = candidate
+    history = History()
+    seconds = time.perf_counter() - start
+    gap = (upper - lp.objective) / max(1e-12, abs(upper)) if math.isfinite(upper) else math.inf
+    history.append(iteration=1, lower_bound=lp.objective, best_lower_bound=lp.objective, upper_bound=upper,
+                   gap=gap, step=0.0, seconds=seconds)
+    if not math.isfinite(lp.objective):
+        raise SolverError("The LP relaxation returned no objective value.")
+    return SubgradientOutcome(best_multipliers=mult, lower_bound=float(lp.objective), upper_bound=float(upper),
+                              best_labels=best_labels, lower_labels=labels, status=Status.OPTIMAL, n_iter=1,
+                              history=history, seconds=seconds, lower_is_bound=True)

@@ -1,0 +1,430 @@
+"""Figures of the impact-score paper (Randel et al. 2021) for ccopt results.
+
+==================================  =============================================================
+function                            figure
+==================================  =============================================================
+:func:`plot_convergence`            subgradient run: lower/upper bound by iteration, F1 of the
+                                    predictions on a twin axis (Fig. 8)
+:func:`plot_constraint_scores`            the data in 2-D (PCA when d > 2), points coloured by
+                                    cluster, ML (solid) and CL (dashed) edges coloured by impact
+                                    score, erroneous constraints highlighted (Figs. 1 and 4)
+:func:`plot_k_sweep`                fraction predicted erroneous and F1 against k (Fig. 3)
+:func:`plot_selection_boxplots`     ARI box plots of constraint-set selection (Figs. 9-10)
+==================================  =============================================================
+
+Every function draws into ``ax`` when given (a :class:`matplotlib.axes.Axes`) and returns
+the :class:`matplotlib.figure.Figure`; without ``ax`` it creates a figure with
+``matplotlib.pyplot.subplots``. matplotlib is imported on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ccopt.exceptions import InvalidParameterError
+
+__all__ = ["plot_constraint_scores", "plot_convergence", "plot_k_sweep", "plot_selection_boxplots",
+           "project_2d"]
+
+# Colours of the bounds and of F1, after Fig. 8 (lower bound blue, F1 dark green).
+_LOWER = "tab:blue"
+_UPPER = "black"
+_F1 = "darkgreen"
+_FRACTION = "tab:red"
+_ERRONEOUS = "tab:cyan"
+
+
+def _score_cmap():
+    """Dark red for the most negative score, light grey for 0."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("ccopt_scores", ["#67000d", "#d7301f", "#fc8d59", "#c8c8c8"])
+
+
+def _axes(ax, figsize):
+    """The given axes and its figure, or a new figure with one axes."""
+    if ax is not None:
+        return ax.figure, ax
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize)
+    return fig, ax
+
+
+def _history_columns(history) -> dict[str, np.ndarray]:
+    """Columns of a History, of an ImpactScoreResult's history, or of a mapping of arrays."""
+    if hasattr(history, "history") and not isinstance(history, Mapping):
+        history = history.history
+    if hasattr(history, "columns") and isinstance(history.columns, Mapping):
+        history = history.columns
+    if not isinstance(history, Mapping):
+        raise InvalidParameterError(
+            "history must be an ImpactScoreResult, its History, or a mapping of columns; "
+            f"got {type(history).__name__}."
+        )
+    columns = {str(name): np.asarray(values, dtype=np.float64) for name, values in history.items()}
+    if not columns or not any(c.size for c in columns.values()):
+        raise InvalidParameterError("The history is empty: nothing to plot.")
+    lengths = {c.shape[0] for c in columns.values()}
+    if len(lengths) != 1:
+        raise InvalidParameterError(f"History columns have different lengths: {sorted(lengths)}.")
+    return columns
+
+
+def plot_convergence(history, *, ax=None, title: str | None = None, show_iterates: bool = True,
+                     figsize=(7.0, 4.0)):
+    """Bounds and F1 of a subgradient run by iteration (Fig. 8 of the impact-score paper).
+
+    The left axis shows the best lower bound (blue), each iteration's Lagrangian value
+    (light blue, when ``show_iterates``) and the best upper bound (black, dashed); when the
+    history has an ``f1`` column, F1 of the predicted erroneous constraints is drawn on a
+    twin right axis (dark green, 0 to 1). Iterations before a finite bound exists are left
+    blank.
+
+    Parameters
+    ----------
+    history : ImpactScoreResult, History or mapping of str to array-like
+        Needs ``lower_bound`` or ``best_lower_bound``; uses ``iteration``,
+        ``upper_bound`` and ``f1`` when present.
+    ax : matplotlib.axes.Axes, optional
+        Axes for the bounds; the F1 axis is its twin.
+    title : str, optional
+    show_iterates : bool, default=True
+        Also draw the Lagrangian value of every iteration.
+    figsize : tuple, default=(7.0, 4.0)
+        Size of a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The bounds axes is ``fig.axes[0]`` (when ``ax`` was not given); the F1 axes, if
+        any, is ``ax.f1_axes``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from ccopt.plotting import plot_convergence
+    >>> fig = plot_convergence({"iteration": [1, 2, 3], "lower_bound": [1.0, 2.0, 2.5],
+    ...                         "best_lower_bound": [1.0, 2.0, 2.5],
+    ...                         "upper_bound": [4.0, 3.0, 3.0], "f1": [0.2, 0.5, 0.6]})
+    >>> len(fig.axes)
+    2
+    """
+    columns = _history_columns(history)
+    if "best_lower_bound" not in columns and "lower_bound" not in columns:
+        raise InvalidParameterError(
+            f"The history needs a 'lower_bound' or 'best_lower_bound' column; it has {sorted(columns)}."
+        )
+    n = next(iter(columns.values())).shape[0]
+    x = columns.get("iteration", np.arange(1, n + 1, dtype=np.float64))
+    fig, ax = _axes(ax, figsize)
+
+    def finite(values):
+        return np.where(np.isfinite(values), values, np.nan)
+
+    handles = []
+    if show_iterates and "lower_bound" in columns:
+        handles += ax.plot(x, finite(columns["lower_bound"]), color=_LOWER, alpha=0.3, linewidth=0.8,
+                           label="Lagrangian value")
+    best = columns.get("best_lower_bound")
+    if best is None:
+        best = np.fmax.accumulate(finite(columns["lower_bound"]))
+    handles += ax.plot(x, finite(best), color=_LOWER, linewidth=1.8, label="lower bound (best)")
+    if "upper_bound" in columns:
+        handles += ax.plot(x, finite(columns["upper_bound"]), color=_UPPER, linestyle="--", linewidth=1.5,
+                           label="upper bound")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("objective bound")
+    ax.grid(True, alpha=0.3)
+    if "f1" in columns:
+        twin = ax.twinx()
+        handles += twin.plot(x, columns["f1"], color=_F1, linewidth=1.5, label="F1 (erroneous constraints)")
+        twin.set_ylim(0.0, 1.02)
+        twin.set_ylabel("F1", color=_F1)
+        twin.tick_params(axis="y", colors=_F1)
+        ax.f1_axes = twin
+    ax.legend(handles=handles, loc="lower right", fontsize="small", framealpha=0.9)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def project_2d(X) -> tuple[np.ndarray, tuple[str, str]]:
+    """Coordinates to draw: X itself when it has 2 columns, else its first two principal axes.
+
+    One column is drawn against zero. The principal axes come from the SVD of the centred
+    data, with signs fixed (largest loading positive) so the picture is reproducible.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    coordinates : ndarray of shape (n_samples, 2)
+    axis_labels : tuple of two str
+    """
+    from ccopt._validation import check_data
+
+    X = check_data(X)
+    d = X.shape[1]
+    if d == 2:
+        return X.copy(), ("x0", "x1")
+    if d == 1:
+        return np.column_stack([X[:, 0], np.zeros(X.shape[0])]), ("x0", "")
+    centred = X - X.mean(axis=0)
+    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    components = vt[:2]
+    flip = np.sign(components[np.arange(2), np.argmax(np.abs(components), axis=1)])
+    components = components * np.where(flip == 0, 1.0, flip)[:, None]
+    total = float((singular ** 2).sum()) or 1.0
+    share = singular[:2] ** 2 / total
+    return centred @ components.T, (f"PC1 ({100 * share[0]:.0f} % of variance)",
+                                    f"PC2 ({100 * share[1]:.0f} % of variance)")
+
+
+def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, labels=None, erroneous=None,
+                     ax=None, title: str | None = None, cmap=None, point_size: float = 18.0,
+                     figsize=(7.0, 5.5)):
+    """The data in 2-D with its constraints as edges coloured by impact score (Figs. 1 and 4).
+
+    Points are coloured by cluster (``labels``). Every constraint is a segment between its
+    two objects: must-links solid, cannot-links dashed, coloured by impact score with a
+    colour bar (most negative, i.e. most suspicious, at the low end). Erroneous constraints
+    (the truth, when known) are highlighted by a wide cyan band under the segment. With more
+    than two features the data are projected on their first two principal axes.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    result : ImpactScoreResult, optional
+        Supplies ``constraints``, ``scores``, ``labels`` (its best feasible clustering) and
+        ``erroneous`` unless they are given explicitly.
+    constraints : Constraints, optional
+    scores : array-like of shape (n_given,), optional
+        One score per given constraint row (as in ``ImpactScoreResult.scores``). Without
+        scores, edges are drawn in two fixed colours and no colour bar.
+    labels : array-like of shape (n_samples,), optional
+        Cluster of each point.
+    erroneous : array-like of bool, shape (n_given,), optional
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    cmap : str or matplotlib.colors.Colormap, optional
+        Colour map of the scores; the default runs from dark red (most negative score) to
+        light grey (score 0), so the suspicious constraints stand out.
+    point_size : float, default=18.0
+    figsize : tuple, default=(7.0, 5.5)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        Missing constraints, or arrays whose lengths do not match.
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import Normalize
+    from matplotlib.lines import Line2D
+
+    if result is not None:
+        constraints = result.constraints if constraints is None else constraints
+        scores = result.scores if scores is None else scores
+        labels = result.labels if labels is None else labels
+        erroneous = result.erroneous if erroneous is None else erroneous
+    if constraints is None:
+        raise InvalidParameterError("plot_constraint_scores needs constraints (or an ImpactScoreResult).")
+    coords, axis_labels = project_2d(X)
+    n = coords.shape[0]
+    pairs = constraints.to_given(constraints.pairs)
+    is_ml = constraints.to_given(constraints.ml_mask)
+    m = pairs.shape[0]
+    if m and int(pairs.max()) >= n:
+        raise InvalidParameterError(f"A constraint refers to object {int(pairs.max())}, but X has {n} rows.")
+    if scores is not None:
+        scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+        if scores.shape[0] != m:
+            raise InvalidParameterError(f"scores has {scores.shape[0]} entries for {m} constraint rows.")
+    if erroneous is not None:
+        erroneous = np.asarray(erroneous, dtype=bool).reshape(-1)
+        if erroneous.shape[0] != m:
+            raise InvalidParameterError(f"erroneous has {erroneous.shape[0]} entries for {m} constraint rows.")
+    if labels is not None:
+        labels = np.asarray(labels).reshape(-1)
+        if labels.shape[0] != n:
+            raise InvalidParameterError(f"labels has {labels.shape[0]} entries, X has {n} rows.")
+
+    fig, ax = _axes(ax, figsize)
+    segments = coords[pairs] if m else np.empty((0, 2, 2))
+    handles = []
+    if erroneous is not None and erroneous.any():
+        ax.add_collection(LineCollection(segments[erroneous], colors=_ERRONEOUS, linewidths=7.0, alpha=0.35,
+                                         capstyle="round", zorder=1))
+        handles.append(Line2D([], [], color=_ERRONEOUS, linewidth=7.0, alpha=0.35, label="erroneous"))
+    norm = None
+    if cmap is None:
+        cmap = _score_cmap()
+    if scores is not None and m:
+        low = float(scores.min())
+        norm = Normalize(vmin=low if low < 0 else -1.0, vmax=0.0)
+    for mask, style, name, colour in ((is_ml, "solid", "must-link", "tab:green"),
+                                      (~is_ml, (0, (4, 2)), "cannot-link", "tab:purple")):
+        if not mask.any():
+            continue
+        collection = LineCollection(segments[mask], linestyles=style, linewidths=1.6, zorder=2)
+        if norm is not None:
+            collection.set_array(scores[mask])
+            collection.set_cmap(cmap)
+            collection.set_norm(norm)
+        else:
+            collection.set_color(colour)
+        ax.add_collection(collection)
+        handles.append(Line2D([], [], color="0.3" if norm is not None else colour, linestyle=style,
+                              label=name))
+    if labels is None:
+        ax.scatter(coords[:, 0], coords[:, 1], s=point_size, color="0.55", zorder=3, edgecolors="white",
+                   linewidths=0.4)
+    else:
+        _, codes = np.unique(labels, return_inverse=True)
+        ax.scatter(coords[:, 0], coords[:, 1], s=point_size, c=codes, cmap="tab10", vmin=0, vmax=9,
+                   zorder=3, edgecolors="white", linewidths=0.4)
+    if norm is not None:
+        from matplotlib.cm import ScalarMappable
+
+        mappable = ScalarMappable(norm=norm, cmap=cmap)
+        bar = fig.colorbar(mappable, ax=ax)
+        bar.set_label("impact score (lower: more suspicious)")
+    ax.set_xlabel(axis_labels[0])
+    ax.set_ylabel(axis_labels[1])
+    ax.autoscale_view()
+    if handles:
+        ax.legend(handles=handles, loc="best", fontsize="small", framealpha=0.9)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _as_runs(values, n_k: int, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n_k:
+        raise InvalidParameterError(
+            f"{name} must have shape (n_k,) or (n_instances, n_k) with n_k={n_k}, got {np.shape(values)}."
+        )
+    return arr
+
+
+def plot_k_sweep(ks, fraction_predicted, f1=None, *, ax=None, title: str | None = None,
+                 mark_minimum: bool = True, figsize=(6.5, 4.0)):
+    """Fraction of constraints predicted erroneous and F1 against k (Fig. 3).
+
+    A small fraction predicted erroneous suggests the right number of clusters. With
+    several instances per ``k`` (2-D input) the mean is drawn with a band of one standard
+    deviation.
+
+    Parameters
+    ----------
+    ks : array-like of int, shape (n_k,)
+    fraction_predicted : array-like of shape (n_k,) or (n_instances, n_k)
+    f1 : array-like of shape (n_k,) or (n_instances, n_k), optional
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    mark_minimum : bool, default=True
+        Draw a dotted vertical line at the ``k`` with the smallest (mean) fraction.
+    figsize : tuple, default=(6.5, 4.0)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    ks = np.asarray(ks, dtype=np.float64).reshape(-1)
+    if ks.size == 0:
+        raise InvalidParameterError("ks is empty: nothing to plot.")
+    series = [("fraction predicted erroneous", _as_runs(fraction_predicted, ks.size, "fraction_predicted"),
+               _FRACTION, "o")]
+    if f1 is not None:
+        series.append(("F1", _as_runs(f1, ks.size, "f1"), _F1, "s"))
+    fig, ax = _axes(ax, figsize)
+    for name, runs, colour, marker in series:
+        mean = np.nanmean(runs, axis=0)
+        ax.plot(ks, mean, color=colour, marker=marker, label=name)
+        if runs.shape[0] > 1:
+            spread = np.nanstd(runs, axis=0)
+            ax.fill_between(ks, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
+    if mark_minimum:
+        best = ks[int(np.nanargmin(np.nanmean(series[0][1], axis=0)))]
+        ax.axvline(best, color="0.4", linestyle=":", linewidth=1.2)
+    ax.set_xticks(ks)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("number of clusters k")
+    ax.set_ylabel("fraction / F1")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def plot_selection_boxplots(groups, *, ax=None, title: str | None = None, ylabel: str = "ARI",
+                            figsize=(7.5, 4.5)):
+    """Box plots of a quality (ARI) per constraint-set selection (Figs. 9-10).
+
+    Parameters
+    ----------
+    groups : mapping
+        Either ``{selection: values}`` for one data set (e.g. the output of
+        :func:`ccopt.experiments.constraint_set_selection`), or
+        ``{data set: {selection: values}}``: one cluster of boxes per data set, one colour
+        per selection.
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    ylabel : str, default="ARI"
+    figsize : tuple, default=(7.5, 4.5)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib as mpl
+    from matplotlib.patches import Patch
+
+    if not isinstance(groups, Mapping) or not groups:
+        raise InvalidParameterError("groups must be a non-empty mapping of selections (or data sets) to values.")
+    nested = all(isinstance(v, Mapping) for v in groups.values())
+    data_sets = {str(k): {str(s): v for s, v in per.items()} for k, per in groups.items()} if nested \
+        else {"": {str(s): v for s, v in groups.items()}}
+    selections: list[str] = []
+    for per_set in data_sets.values():
+        for name in per_set:
+            if str(name) not in selections:
+                selections.append(str(name))
+    fig, ax = _axes(ax, figsize)
+    colours = mpl.colormaps["tab10"].colors
+    width = 0.8 / len(selections)
+    for d, per_set in enumerate(data_sets.values()):
+        for s, selection in enumerate(selections):
+            values = per_set.get(selection)
+            if values is None:
+                continue
+            values = np.asarray(values, dtype=np.float64).reshape(-1)
+            values = values[np.isfinite(values)]
+            if values.size == 0:
+                continue
+            position = d + (s - (len(selections) - 1) / 2) * width
+            ax.boxplot(values, positions=[position], widths=width * 0.85, patch_artist=True,
+                       boxprops={"facecolor": colours[s % len(colours)], "alpha": 0.75},
+                       medianprops={"color": "black"}, flierprops={"markersize": 3})
+    ax.set_xticks(range(len(data_sets)), list(data_sets) if nested else [""])
+    ax.set_xlim(-0.5, len(data_sets) - 0.5)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(handles=[Patch(facecolor=colours[s % len(colours)], alpha=0.75, label=name)
+                       for s, name in enumerate(selections)], loc="best", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return fig

@@ -1,0 +1,144 @@
+"""The estimator contract, checked on every estimator that ccopt.cluster exports.
+
+Every estimator is built as ``cls(n_clusters=3, random_state=0)`` (plus ``progress=False``
+where it has that parameter, and the parameters in ``NEEDED``) and fitted on 30 points in
+three well-separated groups of 10 with a few must-links and cannot-links that agree with
+the groups. KMeansS uses size constraints only and refuses pairwise ones (with a clear
+error), so it is fitted without them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import ccopt.cluster
+from ccopt.constraints import Constraints
+from ccopt.exceptions import InvalidConstraintError, InvalidDataError, InvalidParameterError
+from ccopt.metrics import wcss
+from ccopt.status import Status
+
+ESTIMATORS = ["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "KMeansS", "PCS", "MLKMeans",
+              "GreedyMLKMeans"]
+NEEDED = {"KMeansS": {"sizes": [10, 10, 10]}, "PCS": {"sizes": [10, 10, 10]}}
+NO_PAIRWISE = {"KMeansS"}
+COMMON = ("labels_", "cluster_centers_", "objective_", "inertia_", "n_violations_", "n_iter_",
+          "status_")
+
+
+def _make(name: str, **params):
+    cls = getattr(ccopt.cluster, name)
+    est = cls(n_clusters=params.pop("n_clusters", 3), random_state=0)
+    if "progress" in est.get_params():
+        params.setdefault("progress", False)
+    return est.set_params(**{**NEEDED.get(name, {}), **params})
+
+
+def _pairs(name, ml, cl):
+    return {} if name in NO_PAIRWISE else {"ml": ml, "cl": cl}
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(2024)
+    centres = np.array([[0.0, 0.0], [8.0, 0.0], [0.0, 8.0]])
+    hidden = np.repeat(np.arange(3), 10)
+    X = centres[hidden] + rng.normal(0.0, 0.5, size=(30, 2))
+    ml = np.array([[0, 3], [11, 15], [22, 27], [4, 8]])
+    cl = np.array([[1, 12], [13, 24], [5, 25]])
+    assert (hidden[ml[:, 0]] == hidden[ml[:, 1]]).all()
+    assert (hidden[cl[:, 0]] != hidden[cl[:, 1]]).all()
+    return X, ml, cl
+
+
+@pytest.fixture(params=ESTIMATORS)
+def name(request):
+    return request.param
+
+
+def test_fit_returns_self_and_sets_common_attributes(name, data):
+    X, ml, cl = data
+    est = _make(name)
+    assert est.fit(X, **_pairs(name, ml, cl)) is est
+    for attr in COMMON:
+        assert hasattr(est, attr), f"{name} lacks {attr}"
+    labels = est.labels_
+    assert labels.shape == (30,)
+    assert np.issubdtype(labels.dtype, np.integer)
+    assert labels.min() >= 0 and labels.max() <= 2
+    assert est.cluster_centers_.shape == (3, 2)
+    assert np.isfinite(est.cluster_centers_).all()
+    assert isinstance(est.objective_, float) and np.isfinite(est.objective_)
+    assert est.inertia_ == pytest.approx(wcss(X, labels))
+    cons = Constraints.from_pairs(**_pairs(name, ml, cl), n_samples=30)
+    report = cons.violations(labels)
+    assert est.n_violations_ == {"ml": report.n_ml, "cl": report.n_cl, "total": report.total}
+    assert isinstance(est.n_iter_, int) and est.n_iter_ >= 0
+    assert isinstance(est.status_, Status)
+
+
+def test_same_seed_gives_same_labels(name, data):
+    X, ml, cl = data
+    first = _make(name).fit(X, **_pairs(name, ml, cl)).labels_
+    second = _make(name).fit(X, **_pairs(name, ml, cl)).labels_
+    np.testing.assert_array_equal(first, second)
+
+
+def test_fit_predict_equals_labels(name, data):
+    X, ml, cl = data
+    est = _make(name)
+    predicted = est.fit_predict(X, **_pairs(name, ml, cl))
+    np.testing.assert_array_equal(predicted, est.labels_)
+    np.testing.assert_array_equal(predicted, _make(name).fit(X, **_pairs(name, ml, cl)).labels_)
+
+
+def test_reported_measures_do_not_depend_on_cluster_names(name, data):
+    """WCSS and violations are functions of the partition: renaming clusters keeps them."""
+    X, ml, cl = data
+    est = _make(name).fit(X, **_pairs(name, ml, cl))
+    cons = Constraints.from_pairs(**_pairs(name, ml, cl), n_samples=30)
+    for perm in ([1, 2, 0], [2, 1, 0]):
+        renamed = np.asarray(perm)[est.labels_]
+        assert wcss(X, renamed) == pytest.approx(est.inertia_)
+        assert cons.violations(renamed).total == est.n_violations_["total"]
+
+
+def test_nan_in_data_is_rejected(name, data):
+    X, ml, cl = data
+    bad = X.copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(InvalidDataError, match=r"NaN at row 4, column 1"):
+        _make(name).fit(bad, ml=ml, cl=cl)
+
+
+def test_more_clusters_than_objects_is_rejected(name, data):
+    X, ml, cl = data
+    with pytest.raises(InvalidParameterError, match=r"n_samples=30 should be >= n_clusters=31"):
+        _make(name, n_clusters=31).fit(X, **_pairs(name, ml, cl))
+
+
+def test_out_of_range_pair_is_rejected(name, data):
+    X, ml, _ = data
+    with pytest.raises(InvalidConstraintError, match=r"out of range.*cl\[1\] = \(13, 30\)"):
+        _make(name).fit(X, ml=ml, cl=np.array([[1, 12], [13, 30]]))
+
+
+def test_inputs_are_not_mutated(name, data):
+    X, ml, cl = data
+    X_in, ml_in, cl_in = X.copy(), ml.copy(), cl.copy()
+    _make(name).fit(X_in, **_pairs(name, ml_in, cl_in))
+    np.testing.assert_array_equal(X_in, X)
+    np.testing.assert_array_equal(ml_in, ml)
+    np.testing.assert_array_equal(cl_in, cl)
+    assert X_in.flags.writeable
+
+
+def test_clone_gives_an_unfitted_copy_with_the_same_parameters(name, data):
+    X, ml, cl = data
+    est = _make(name).fit(X, **_pairs(name, ml, cl))
+    copy = clone(est)
+    assert type(copy) is type(est)
+    assert copy.get_params() == est.get_params()
+    assert not hasattr(copy, "labels_")
+    np.testing.assert_array_equal(copy.fit(X, **_pairs(name, ml, cl)).labels_, est.labels_)

@@ -1,0 +1,184 @@
+"""COP-kmeans: hard constraints are never violated; dead ends are reported clearly."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ccopt._timing import Deadline
+from ccopt.cluster import COPKMeans, KMeans
+from ccopt.cluster.cop_kmeans import cop_kmeans, cop_kmeans_problem
+from ccopt.constraints import Constraints
+from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
+from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
+
+
+@st.composite
+def feasible_instances(draw):
+    """Data, k, and constraints read off a hidden labelling with at most k groups."""
+    n = draw(st.integers(6, 24))
+    k = draw(st.integers(2, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    hidden = rng.integers(0, draw(st.integers(1, k)), size=n)
+    X = rng.normal(size=(n, 2)) * draw(st.sampled_from([0.3, 1.0, 4.0]))
+    m = draw(st.integers(0, 2 * n))
+    pairs = np.sort(rng.integers(0, n, size=(m, 2)), axis=1)
+    pairs = np.unique(pairs[pairs[:, 0] != pairs[:, 1]], axis=0)
+    same = hidden[pairs[:, 0]] == hidden[pairs[:, 1]]
+    return X, k, pairs[same], pairs[~same], seed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(feasible_instances())
+def test_never_returns_a_labelling_that_violates_a_constraint(instance):
+    X, k, ml, cl, seed = instance
+    cons = Constraints.from_pairs(ml=ml, cl=cl, n_samples=len(X))
+    try:
+        problem = ClusteringProblem.create(X, k, cons)
+    except InfeasibleConstraintsError as exc:  # fewer must-link groups than k
+        assert "fewer than n_clusters" in str(exc)
+        return
+    try:
+        est = COPKMeans(k, n_init=3, random_state=seed).fit(X, constraints=cons)
+    except ClusteringDeadEndError:
+        return
+    assert est.n_violations_ == {"ml": 0, "cl": 0, "total": 0}
+    assert cons.violations(est.labels_).total == 0
+    labels = cop_kmeans_problem(problem, seed, n_init=3)
+    assert cons.violations(labels).total == 0
+
+
+def _path_gadgets(n_paths: int):
+    """Feasible for k=2 but a greedy trap: paths a-b-c-d of cannot-links with a and d at the
+    same spot. Whenever a and d are placed before b and c (probability 1/6 per path and
+    restart), a and d share their nearest centre, b must leave it and c has no cluster left.
+    """
+    rng = np.random.default_rng(0)
+    X, cl = [], []
+    for p in range(n_paths):
+        base = 4 * p
+        spot = rng.normal(size=2)
+        X.extend([spot, spot + np.array([3.0, 0.0]), spot + np.array([0.0, 3.0]), spot])
+        cl.extend([(base, base + 1), (base + 1, base + 2), (base + 2, base + 3)])
+    return np.array(X), np.array(cl)
+
+
+def test_feasible_greedy_dead_end_raises_with_object_and_blocking_constraints():
+    X, cl = _path_gadgets(60)
+    with pytest.raises(ClusteringDeadEndError) as info:
+        COPKMeans(2, n_init=4, random_state=0).fit(X, cl=cl)
+    message = str(info.value)
+    assert "dead end in all n_init=4 restart(s)" in message
+    assert "could join none of the 2 clusters" in message
+    assert "cluster 0 by cl[" in message and "cluster 1 by cl[" in message
+    assert "satisfiable (a labelling exists)" in message
+
+
+def test_dead_end_message_names_constraints_that_really_block():
+    X, cl = _path_gadgets(60)
+    cons = Constraints.from_pairs(cl=cl, n_samples=len(X))
+    with pytest.raises(ClusteringDeadEndError, match=r"object (\d+) could join") as info:
+        COPKMeans(2, n_init=1, random_state=1).fit(X, constraints=cons)
+    obj = int(re.search(r"object (\d+) could join", str(info.value)).group(1))
+    named = [int(r) for r in re.findall(r"by cl\[(\d+)\]", str(info.value))]
+    assert len(named) == 2
+    for row in named:
+        assert obj in cons.pairs[row].tolist()
+
+
+def test_infeasible_cannot_link_triangle_raises_infeasible_with_certificate():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    with pytest.raises(InfeasibleConstraintsError, match=r"3 objects need 3 clusters, only 2") as info:
+        COPKMeans(2, random_state=0).fit(X, cl=[(0, 1), (1, 2), (0, 2)])
+    assert sorted(info.value.certificate) == [0, 1, 2]
+
+
+def test_cannot_link_inside_must_link_group_is_infeasible():
+    X = np.arange(10, dtype=float).reshape(5, 2)
+    with pytest.raises(InfeasibleConstraintsError, match=r"Cannot-link \(0, 2\) \[cl\[0\]\].*0 - 1 - 2"):
+        COPKMeans(2).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
+
+
+def test_without_constraints_it_is_lloyd_from_the_same_start():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40, 3))
+    init = X[[0, 10, 20]]
+    cop = COPKMeans(3, init=init, tol=0.0).fit(X)
+    km = KMeans(3, init=init, tol=0.0).fit(X)
+    np.testing.assert_array_equal(cop.labels_, km.labels_)
+    np.testing.assert_allclose(cop.cluster_centers_, km.cluster_centers_)
+
+
+def test_recovers_separated_groups_and_moves_must_link_groups_as_one():
+    rng = np.random.default_rng(3)
+    centres = np.array([[0, 0], [6, 0], [0, 6]])
+    hidden = np.repeat(np.arange(3), 15)
+    X = centres[hidden] + rng.normal(0, 0.6, size=(45, 2))
+    # A must-link that drags object 0 to group 1: it has to move with object 20.
+    ml = np.array([[0, 20], [1, 2]])
+    cl = np.array([[3, 16], [17, 33], [31, 4]])
+    est = COPKMeans(3, random_state=0).fit(X, ml=ml, cl=cl)
+    assert est.labels_[0] == est.labels_[20]
+    assert est.n_violations_["total"] == 0
+    assert est.status_ is Status.CONVERGED
+    rest = np.setdiff1d(np.arange(45), [0])
+    # Up to a renaming of clusters, the other objects are in their hidden groups.
+    mapping = {h: est.labels_[hidden == h][1] for h in range(3)}
+    assert all(est.labels_[i] == mapping[hidden[i]] for i in rest)
+
+
+def test_a_cycle_of_labellings_ends_the_run_without_a_warning(recwarn):
+    """Found by hypothesis: with this visiting order the greedy pass alternates between
+    labellings for ever; the run stops at the first repeat instead of spending max_iter."""
+    X = np.array([[0.35404968, 0.52303356], [-0.05306161, 0.28432639], [0.16068873, 0.07134128],
+                  [0.24338584, 0.09065608], [0.5394156, 0.21170688], [-0.14474199, 0.24572514],
+                  [0.28128416, -0.54276454], [0.09961906, -0.00444334], [0.00119048, -0.33634777],
+                  [-0.37613228, 0.39333728], [0.42856447, 0.46298905]])
+    cons = Constraints.from_pairs(ml=[(0, 2), (0, 5), (2, 5)], cl=[(0, 4), (2, 10), (3, 6)],
+                                  n_samples=11)
+    est = COPKMeans(2, n_init=3, random_state=60).fit(X, constraints=cons)
+    assert est.status_ is Status.STAGNATION
+    assert est.n_iter_ < 20
+    assert est.n_violations_["total"] == 0
+    assert not recwarn.list
+
+
+def test_empty_cluster_keeps_its_centre():
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 0.0], [1.1, 0.0]])
+    init = np.array([[0.0, 0.0], [1.0, 0.0], [50.0, 50.0]])
+    est = COPKMeans(3, init=init).fit(X, cl=[(0, 2)])
+    np.testing.assert_array_equal(est.cluster_centers_[2], [50.0, 50.0])
+
+
+def test_problem_kernel_honours_a_deadline_and_returns_labels():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 2))
+    problem = ClusteringProblem.create(X, 3, ml=[(0, 1)], cl=[(1, 2), (2, 3)])
+    labels = cop_kmeans_problem(problem, np.random.default_rng(0), Deadline(1e-9), n_init=50)
+    assert labels.shape == (30,)
+    assert problem.constraints.violations(labels).total == 0
+
+
+def test_same_generator_state_same_labels():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 2))
+    problem = ClusteringProblem.create(X, 3, cl=[(1, 2), (2, 3), (5, 9)])
+    first = cop_kmeans_problem(problem, 12)
+    second = cop_kmeans_problem(problem, np.random.default_rng(12))
+    np.testing.assert_array_equal(first, second)
+
+
+def test_function_twin():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(20, 2))
+    labels, centers, info = cop_kmeans(X, 2, cl=[(0, 1)], random_state=0)
+    assert labels[0] != labels[1]
+    assert centers.shape == (2, 2)
+    assert info["n_violations"]["total"] == 0
+    assert info["estimator"].n_dead_ends_ == 0

@@ -1,0 +1,39 @@
+"""Shared fixtures: tiny seeded data and the location of the benchmark data sets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ccopt.generators import make_gaussian_clusters
+
+_DATASETS = Path(os.environ.get("CCOPT_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets")
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A fresh seeded generator per test."""
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def blobs() -> tuple[np.ndarray, np.ndarray]:
+    """30 points in 3 well-separated 2-D clusters of 10 (X, labels), seeded."""
+    return make_gaussian_clusters(30, 3, center_std=5.0, cluster_std=0.3, random_state=7)
+
+
+@pytest.fixture
+def tiny_blobs() -> tuple[np.ndarray, np.ndarray]:
+    """8 points in 2 clusters of 4 (small enough for brute-force enumeration)."""
+    return make_gaussian_clusters(8, 2, center_std=5.0, cluster_std=0.3, random_state=3)
+
+
+@pytest.fixture(scope="session")
+def datasets_dir() -> Path:
+    """The shared benchmark folder (``$CCOPT_DATASETS`` or ../shared/datasets); skip if absent."""
+    if not (_DATASETS / "index.csv").is_file():
+        pytest.skip(f"benchmark data sets not found at {_DATASETS} (set CCOPT_DATASETS)")
+    return _DATASETS

@@ -1,0 +1,28 @@
+"""Seeded small instances shared by the dual, Lagrangian and direct-highspy tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ccopt import ClusteringProblem
+
+
+def blobs_with_noisy_constraints(seed: int, n: int = 24, k: int = 3, m: int = 6,
+                                 flip: float = 0.35) -> ClusteringProblem:
+    """``n`` objects in ``k`` Gaussian groups and ``m`` distinct constraints drawn from the
+    groups, each flipped (made erroneous) with probability ``flip``."""
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 4.0]])[:k]
+    groups = np.repeat(np.arange(k), n // k + 1)[:n]
+    X = centers[groups] + rng.normal(scale=0.8, size=(n, 2))
+    seen, ml, cl = set(), [], []
+    while len(seen) < m:
+        u, v = sorted(rng.choice(n, 2, replace=False).tolist())
+        if (u, v) in seen:
+            continue
+        seen.add((u, v))
+        together = groups[u] == groups[v]
+        if rng.random() < flip:
+            together = not together
+        (ml if together else cl).append((u, v))
+    return ClusteringProblem.create(X, k, ml=ml, cl=cl, require_closure=False)

@@ -1,0 +1,362 @@
+"""The BH-kmeans assignment program P: structure, exactness against enumeration, errors.
+
+The gold standard is brute force: every labelling of a tiny instance is scored by P's
+definition (Baumann and Hochbaum 2022, (1)-(8)) written out independently below — sum of
+Euclidean distances to the assigned centres, plus ``M p w`` for every violated soft
+constraint with ``M`` the largest object-centre distance; labellings with an empty
+cluster, a violated hard constraint or a size outside the bounds are excluded.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from ccopt import ClusteringProblem, Constraints
+from ccopt.exceptions import (
+    InfeasibleConstraintsError,
+    InvalidDataError,
+    InvalidParameterError,
+)
+from ccopt.models.bh_assignment import (
+    BHAssignmentPlan,
+    BHAssignmentProgram,
+    bh_objective,
+    build_bh_assignment_model,
+)
+from ccopt.solvers import available_solvers, solve
+
+# ----------------------------------------------------------------------------- brute force
+
+
+def brute_force(X, centers, k, rows, penalty, min_size=None, max_size=None):
+    """Objective of every labelling (inf if P excludes it); rows = (i, j, kind, weight, hard)."""
+    n = X.shape[0]
+    dist = np.array([[np.sqrt(((X[i] - centers[j]) ** 2).sum()) for j in range(k)] for i in range(n)])
+    big_m = dist.max()
+    labellings = np.array(list(itertools.product(range(k), repeat=n)))
+    cost = dist[np.arange(n), labellings].sum(axis=1)
+    counts = np.stack([(labellings == j).sum(axis=1) for j in range(k)], axis=1)
+    feasible = (counts >= 1).all(axis=1)
+    if min_size is not None:
+        feasible &= (counts >= min_size).all(axis=1)
+    if max_size is not None:
+        feasible &= (counts <= max_size).all(axis=1)
+    for i, j, kind, weight, hard in rows:
+        together = labellings[:, i] == labellings[:, j]
+        violated = ~together if kind == "ML" else together
+        if hard:
+            feasible &= ~violated
+        else:
+            cost = cost + big_m * penalty * weight * violated
+    return np.where(feasible, cost, np.inf), labellings
+
+
+def random_instance(seed, *, n=None, k=None, max_rows=6, hard_prob=0.3, sizes=False, far_centre=False):
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(5, 9))
+    k = k or int(rng.integers(2, 4))
+    X = rng.normal(size=(n, 2))
+    centers = rng.normal(scale=1.5, size=(k, 2))
+    if far_centre:
+        # A centre far from every object: (3) must pull some object over to it.
+        centers[-1] = [25.0, 25.0]
+    all_pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    m = int(rng.integers(0, max_rows + 1))
+    chosen = rng.choice(len(all_pairs), size=min(m, len(all_pairs)), replace=False)
+    rows = []
+    for c in chosen:
+        i, j = all_pairs[c]
+        kind = "ML" if rng.random() < 0.5 else "CL"
+        weight = float(rng.choice([1.0, rng.uniform(0.2, 2.0), 0.0], p=[0.5, 0.4, 0.1]))
+        rows.append((i, j, kind, weight, bool(rng.random() < hard_prob)))
+    min_size = max_size = None
+    if sizes:
+        min_size = int(rng.integers(1, n // k + 1))
+        max_size = int(rng.integers(-(-n // k), n - (k - 1) * min_size + 1))
+    penalty = float(rng.choice([0.0, 0.05, 0.2, 1.0]))
+    return X, centers, k, rows, penalty, min_size, max_size
+
+
+def make_problem(X, k, rows, min_size=None, max_size=None):
+    if not rows:
+        return ClusteringProblem.create(X, k, min_size=min_size, max_size=max_size)
+    cons = Constraints([(i, j) for i, j, *_ in rows], [r[2] for r in rows],
+                       weights=[r[3] for r in rows], hard=[r[4] for r in rows], n_samples=X.shape[0])
+    return ClusteringProblem.create(X, k, cons, min_size=min_size, max_size=max_size,
+                                    require_closure=False)
+
+
+def check_against_enumeration(X, centers, k, rows, penalty, min_size, max_size, **flags):
+    costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+    problem = make_problem(X, k, rows, min_size, max_size)
+    best = costs.min()
+    if not np.isfinite(best):
+        with pytest.raises(InfeasibleConstraintsError):
+            BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                **flags).solve()
+        return None
+    program = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0, **flags)
+    result = program.solve()
+    assert result.objective == pytest.approx(best, rel=1e-7, abs=1e-7)
+    # The labelling itself is pinned down when the optimum is unique.
+    ordered = np.sort(costs[np.isfinite(costs)])
+    if ordered.size == 1 or ordered[1] - ordered[0] > 1e-6:
+        np.testing.assert_array_equal(result.labels, labellings[np.argmin(costs)])
+    return result
+
+
+FLAG_SETS = [
+    {},
+    {"decompose": False},
+    {"contract": False, "eliminate_free": False, "decompose": False},
+    {"decompose": True, "max_labellings": 1},  # every component goes to the MILP
+]
+
+# ----------------------------------------------------------------------------- exactness
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_optimum_equals_enumeration(seed):
+    instance = random_instance(seed)
+    for flags in FLAG_SETS:
+        check_against_enumeration(*instance, **flags)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_optimum_with_size_bounds_equals_enumeration(seed):
+    instance = random_instance(100 + seed, sizes=True)
+    for flags in ({}, {"contract": False}):
+        check_against_enumeration(*instance, **flags)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_free_object_elimination_is_exact_when_row_3_binds(seed):
+    # k = 2 and few constrained objects: more than k^2 = 4 free objects, so only the
+    # candidate slots keep variables; the far centre makes (3) decide the assignment.
+    X, centers, k, rows, penalty, _, _ = random_instance(200 + seed, n=8, k=2, max_rows=2,
+                                                         hard_prob=0.0, far_centre=True)
+    # With p <= 0.2 (and weights <= 2) violating a constraint costs at most 0.4 M, less
+    # than moving any object to the far centre, so only (3) can populate that cluster.
+    penalty = min(penalty, 0.2)
+    full = check_against_enumeration(X, centers, k, rows, penalty, None, None, decompose=False)
+    decomposed = check_against_enumeration(X, centers, k, rows, penalty, None, None)
+    if decomposed is not None:
+        # Without (3) every object would stay at the near centre: the full program decides.
+        assert decomposed.route == "full"
+        assert full.objective == pytest.approx(decomposed.objective)
+
+
+def test_reductions_agree_on_a_larger_instance():
+    # 40 objects, k = 3: slots (9) are fewer than the free objects, components of every
+    # size; no enumeration possible, so the variants are compared with each other.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    centers = rng.normal(size=(3, 3))
+    pairs = rng.choice(40, size=(14, 2), replace=False)
+    kinds = rng.choice(["ML", "CL"], size=14)
+    hard = rng.random(14) < 0.3
+    cons = Constraints(pairs, kinds, weights=rng.uniform(0.5, 2, 14), hard=hard, n_samples=40)
+    problem = ClusteringProblem.create(X, 3, cons, require_closure=False)
+    objectives = []
+    for flags in FLAG_SETS:
+        program = BHAssignmentProgram(problem, penalty=0.3, centers=centers, mip_gap=0.0, **flags)
+        result = program.solve()
+        assert not cons.violations(result.labels).violated[cons.hard].any()
+        objectives.append(result.objective)
+    assert objectives == pytest.approx([objectives[0]] * len(objectives), rel=1e-9)
+
+
+def test_solver_objective_equals_definition_on_full_program():
+    X, centers, k, rows, penalty, _, _ = random_instance(7, n=8, k=3, max_rows=6, hard_prob=0.0)
+    problem = make_problem(X, k, rows)
+    program = BHAssignmentProgram(problem, penalty=1.0, centers=centers, decompose=False, mip_gap=0.0)
+    result = program.solve()
+    assert result.route == "full"
+    assert result.solves[0].objective == pytest.approx(result.objective, rel=1e-9)
+    assert bh_objective(problem, result.labels, centers, penalty=1.0) == pytest.approx(result.objective)
+
+
+def test_penalty_can_change_between_solves():
+    X, centers, k, rows, _, _, _ = random_instance(11, n=7, k=2, max_rows=5, hard_prob=0.0)
+    problem = make_problem(X, k, rows)
+    for flags in ({}, {"decompose": False}):
+        program = BHAssignmentProgram(problem, penalty=0.0, centers=centers, mip_gap=0.0, **flags)
+        for penalty in (0.0, 2.0, 0.1):
+            program.penalty = penalty
+            costs, _ = brute_force(X, centers, k, rows, penalty)
+            assert program.solve().objective == pytest.approx(costs.min())
+
+
+def test_new_centres_change_only_params():
+    X, _, k, rows, penalty, _, _ = random_instance(3, n=8, k=3)
+    problem = make_problem(X, k, rows)
+    program = BHAssignmentProgram(problem, penalty=penalty, decompose=False, mip_gap=0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        centers = rng.normal(size=(k, 2))
+        program.set_centers(centers)
+        costs, _ = brute_force(X, centers, k, rows, penalty)
+        if np.isfinite(costs.min()):
+            assert program.solve().objective == pytest.approx(costs.min(), rel=1e-7)
+
+
+# ----------------------------------------------------------------------------- structure
+
+
+def test_uncontracted_model_has_the_rows_of_the_paper():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    cons = Constraints([(0, 1), (2, 3), (1, 4), (4, 5)], ["ML", "CL", "ML", "CL"],
+                       hard=[False, False, True, True], n_samples=6)
+    problem = ClusteringProblem.create(X, 3, cons, require_closure=False)
+    m = build_bh_assignment_model(problem, X[:3], contract=False, eliminate_free=False)
+    assert len(m.x) == 6 * 3
+    assert len(m.assign) == 6
+    assert len(m.nonempty) == 3
+    assert len(m.must_link) == len(m.cannot_link) == 3          # one soft row per cluster
+    assert len(m.hard_must_link) == len(m.hard_cannot_link) == 3
+    assert len(m.z) == len(m.y) == 1
+    assert m.find_component("min_size") is None
+    assert pyo.value(m.M) == pytest.approx(np.linalg.norm(X[:, None] - X[None, :3], axis=2).max())
+
+
+def test_contraction_merges_hard_must_link_components():
+    X = np.arange(14, dtype=float).reshape(7, 2)
+    # Hard ML 0-1-2 make one unit; the soft ML (0, 2) inside it disappears, the soft CL
+    # (1, 2) inside it is always violated; two CL from the unit to 3 merge into one row.
+    cons = Constraints([(0, 1), (1, 2), (0, 2), (0, 3), (2, 3), (4, 5)],
+                       ["ML", "ML", "ML", "CL", "CL", "CL"], weights=[1, 1, 1, 0.5, 2.0, 1.0],
+                       hard=[True, True, False, False, False, False], n_samples=7)
+    problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
+    plan = BHAssignmentPlan.from_problem(problem)
+    assert plan.n_units == 5
+    assert plan.soft_ml.shape[0] == 0
+    assert plan.soft_cl.shape[0] == 2
+    assert sorted(plan.soft_cl_weight.tolist()) == [1.0, 2.5]
+    m = build_bh_assignment_model(problem, X[:2], eliminate_free=False)
+    assert len(m.x) == 5 * 2
+    assert len(m.hard_must_link) == 0
+
+
+def test_soft_cannot_link_inside_hard_component_is_a_constant():
+    X = np.array([[0.0], [1.0], [5.0], [6.0]])
+    cons = Constraints([(0, 1), (1, 2), (0, 2)], ["ML", "ML", "CL"], weights=[1, 1, 0.7],
+                       hard=[True, True, False], n_samples=4)
+    problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
+    plan = BHAssignmentPlan.from_problem(problem)
+    assert plan.constant_weight == pytest.approx(0.7)
+    rows = [(0, 1, "ML", 1.0, True), (1, 2, "ML", 1.0, True), (0, 2, "CL", 0.7, False)]
+    check_against_enumeration(X, np.array([[0.0], [6.0]]), 2, rows, 1.0, None, None)
+
+
+def test_size_rows_are_built_and_disable_elimination():
+    X = np.arange(20, dtype=float).reshape(10, 2)
+    problem = ClusteringProblem.create(X, 2, ml=[(0, 1)], min_size=3, max_size=7, require_closure=False)
+    m = build_bh_assignment_model(problem, X[:2])
+    assert len(m.min_size) == len(m.max_size) == 2
+    assert len(m.x) == 10 * 2      # every object keeps its variables
+
+
+def test_elimination_keeps_k_squared_slots():
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    problem = ClusteringProblem.create(X, 3, ml=[(0, 1)], cl=[(2, 3)], require_closure=False)
+    m = build_bh_assignment_model(problem, X[:3])
+    assert len(m.x) == (4 + 9) * 3
+    assert sum(pyo.value(m.nonempty_rhs[j]) for j in range(3)) == pytest.approx(3 - (50 - 4 - 9))
+
+
+def test_built_model_solves_through_the_solver_seam():
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    problem = ClusteringProblem.create(X, 2, ml=[(0, 2)], require_closure=False)
+    m = build_bh_assignment_model(problem, [[0.0], [5.0]], penalty=1.0, contract=False,
+                                  eliminate_free=False)
+    result = solve(m, mip_gap=0.0)
+    costs, _ = brute_force(X, np.array([[0.0], [5.0]]), 2, [(0, 2, "ML", 1.0, False)], 1.0)
+    assert result.objective == pytest.approx(costs.min())
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def test_hard_cannot_link_inside_hard_must_link_chain_raises_with_chain():
+    X = np.zeros((4, 1)) + np.arange(4)[:, None]
+    cons = Constraints([(0, 1), (1, 2), (0, 2)], ["ML", "ML", "CL"], hard=True, n_samples=4)
+    problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
+    with pytest.raises(InfeasibleConstraintsError, match=r"chain 0 - 1 - 2") as info:
+        BHAssignmentProgram(problem)
+    assert info.value.certificate == [0, 1, 2]
+
+
+@pytest.mark.parametrize("flags", [{}, {"decompose": False}])
+def test_hard_cannot_link_triangle_with_two_clusters_is_infeasible(flags):
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    cons = Constraints([(0, 1), (1, 2), (0, 2)], ["CL"] * 3, hard=True, n_samples=4)
+    problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
+    program = BHAssignmentProgram(problem, centers=X[:2], **flags)
+    with pytest.raises(InfeasibleConstraintsError, match="admit no"):
+        program.solve()
+
+
+def test_hard_must_link_component_larger_than_max_size_raises():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    cons = Constraints([(0, 1), (1, 2), (2, 3)], ["ML"] * 3, hard=True, n_samples=6)
+    problem = ClusteringProblem.create(X, 2, cons, max_size=3, require_closure=False)
+    with pytest.raises(InfeasibleConstraintsError, match="4 objects exceeds max_size=3"):
+        BHAssignmentProgram(problem)
+
+
+def test_too_few_hard_must_link_groups_for_k_raises():
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    cons = Constraints([(0, 1), (1, 2)], ["ML", "ML"], hard=True, n_samples=4)
+    problem = ClusteringProblem.create(X, 3, cons, require_closure=False)
+    with pytest.raises(InfeasibleConstraintsError, match="into 2 groups, fewer than n_clusters=3"):
+        BHAssignmentProgram(problem)
+
+
+def test_bad_centres_and_labels_are_rejected():
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    problem = ClusteringProblem.create(X, 2)
+    with pytest.raises(InvalidDataError, match=r"shape \(n_clusters, n_features\) = \(2, 2\)"):
+        BHAssignmentProgram(problem, centers=np.zeros((3, 2)))
+    with pytest.raises(InvalidDataError, match="NaN or inf in row 1"):
+        bh_objective(problem, [0, 0, 1, 1], [[0.0, 0.0], [np.nan, 1.0]])
+    with pytest.raises(InvalidParameterError, match="labels must lie in 0..1"):
+        bh_objective(problem, [0, 0, 1, 2], X[:2])
+    with pytest.raises(InvalidParameterError, match="labels must be 4 integers"):
+        bh_objective(problem, [0, 1], X[:2])
+    with pytest.raises(InvalidParameterError, match="penalty must be finite and >= 0"):
+        BHAssignmentProgram(problem, penalty=-1.0)
+    with pytest.raises(InvalidParameterError, match="set_centers"):
+        BHAssignmentProgram(problem).solve()
+
+
+def test_objective_is_infinite_outside_the_feasible_set():
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    cons = Constraints([(0, 1)], ["CL"], hard=True, n_samples=4)
+    problem = ClusteringProblem.create(X, 2, cons, max_size=2, require_closure=False)
+    assert bh_objective(problem, [0, 1, 1, 0], X[:2]) < np.inf
+    assert bh_objective(problem, [0, 0, 1, 1], X[:2]) == np.inf      # hard cannot-link violated
+    assert bh_objective(problem, [0, 1, 0, 0], X[:2]) == np.inf      # a cluster of 3 > max_size
+    assert bh_objective(ClusteringProblem.create(X, 2), [1, 1, 1, 1], X[:2]) == np.inf  # empty
+
+
+# ----------------------------------------------------------------------------- solver swap
+
+_OTHERS = [s for s in ("cbc", "glpk", "scip_direct", "highs") if s in available_solvers((s,))]
+
+
+@pytest.mark.solver
+@pytest.mark.parametrize("solver", _OTHERS or [pytest.param("cbc", marks=pytest.mark.skip("no solver"))])
+def test_other_solvers_give_the_same_optimum(solver):
+    X, centers, k, rows, penalty, _, _ = random_instance(21, n=8, k=3, max_rows=6, hard_prob=0.3)
+    problem = make_problem(X, k, rows)
+    reference = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                    decompose=False).solve()
+    other = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                decompose=False, solver=solver).solve()
+    assert other.objective == pytest.approx(reference.objective, rel=1e-7)
+    costs, labellings = brute_force(X, centers, k, rows, penalty)
+    np.testing.assert_array_equal(other.labels, labellings[np.argmin(costs)])

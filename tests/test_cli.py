@@ -1,0 +1,311 @@
+"""The ``ccopt`` command.
+
+Most cases call :func:`ccopt.cli.main` in this process (capturing stdout/stderr), which is
+what the console script runs; a few go through the installed ``ccopt`` script in a
+subprocess to check exit codes and tracebacks end to end. Every malformed-input case also
+runs through the subprocess in the slow tier.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ccopt.cli import discover_benchmarks, main
+from ccopt.generators import make_gaussian_clusters
+
+N = 10
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A tiny data file with a label column and a constraint file (one erroneous ML)."""
+    X, y = make_gaussian_clusters(N, 2, cluster_std=0.3, random_state=3)
+    data = tmp_path / "data.csv"
+    data.write_text("x,y,class\n" + "".join(f"{float(a)!r},{float(b)!r},{c}\n" for (a, b), c in zip(X, y, strict=True)))
+    cons = tmp_path / "cons.csv"
+    cons.write_text("i,j,kind\n0,1,ML\n0,7,ML\n2,3,ML\n0,9,CL\n4,8,CL\n")
+    return {"dir": tmp_path, "data": data, "cons": cons, "X": X, "y": y}
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+# --------------------------------------------------------------------------- malformed input
+def _cases(d):
+    """(name, argv, fragments the one-line error must contain)."""
+    data, cons = d["data"], d["cons"]
+    bad = d["dir"]
+    return {
+        "missing data file": (["score", bad / "nope.csv", "--constraints", cons, "-k", 2],
+                              ["nope.csv", "cannot read file"]),
+        "missing constraint file": (["score", data, "--constraints", bad / "none.csv", "-k", 2],
+                                    ["none.csv", "cannot read file"]),
+        "wrong field count (data)": (["score", _write(bad / "f.csv", "x,y\n1,2\n3\n"), "--constraints", cons,
+                                      "-k", 1], ["f.csv:3:", "expected 2 fields"]),
+        "wrong field count (constraints)": (["score", data, "--constraints",
+                                             _write(bad / "c.csv", "i,j,kind\n0,1,ML\n0,2\n"), "-k", 2],
+                                            ["c.csv:3:", "expected 3 fields, got 2"]),
+        "non-numeric value": (["score", _write(bad / "t.csv", "x,y\n1,2\n3,abc\n"), "--constraints", cons,
+                               "-k", 1], ["t.csv:3:", "non-numeric value 'abc' in column 'y'"]),
+        "non-integer index": (["score", data, "--constraints", _write(bad / "i.csv", "i,j,kind\n0,x,ML\n"),
+                               "-k", 2], ["i.csv:2:", "indices must be integers"]),
+        "bad kind": (["score", data, "--constraints", _write(bad / "k.csv", "i,j,kind\n0,1,ML\n1,2,XX\n"),
+                      "-k", 2], ["k.csv:3:", "Unknown constraint kind 'XX'"]),
+        "index out of range": (["score", data, "--constraints",
+                                _write(bad / "r.csv", "i,j,kind\n0,1,ML\n1,99,CL\n"), "-k", 2],
+                               ["r.csv", "line 3", "out of range for n_samples=10"]),
+        "self pair": (["score", data, "--constraints", _write(bad / "s.csv", "i,j,kind\n0,1,ML\n3,3,CL\n"),
+                       "-k", 2], ["s.csv", "line 3", "self-pairs"]),
+        "NaN value": (["score", _write(bad / "n.csv", "x,y\n1,2\n3,nan\n4,5\n"), "--constraints", cons,
+                       "-k", 1], ["n.csv", "line 3", "missing value (NaN)", "column 'y'"]),
+        "k larger than n": (["score", data, "--constraints", cons, "-k", 11],
+                            ["-k 11 is larger than the number of objects", "data.csv has 10 data rows"]),
+        "contradictory pair": (["score", data, "--constraints",
+                                _write(bad / "x.csv", "i,j,kind\n0,1,ML\n1,0,CL\n"), "-k", 2],
+                               ["x.csv line 2", "x.csv line 3", "must-link", "cannot-link"]),
+        "matrix of the wrong size": (["score", data, "--constraint-matrix", _write(bad / "m.txt", "0 1\n1 0\n"),
+                                      "-k", 2], ["m.txt", "the matrix is 2 x 2", "10 data rows"]),
+        "unknown label column": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--label-column", "cls"],
+                                 ["data.csv:1:", "no label column 'cls'"]),
+        "missing output folder": (["score", data, "--constraints", cons, "-k", 2, "--out", bad / "no" / "s.csv"],
+                                  ["--out", "does not exist"]),
+        "option of another algorithm": (["cluster", data, "-k", 2, "--algorithm", "lcc", "--penalty", 1],
+                                        ["--penalty does not apply to --algorithm lcc"]),
+        "pcs without sizes": (["cluster", data, "-k", 2, "--algorithm", "pcs"], ["needs the target cluster sizes"]),
+    }
+
+
+CASES = ["missing data file", "missing constraint file", "wrong field count (data)",
+         "wrong field count (constraints)", "non-numeric value", "non-integer index", "bad kind",
+         "index out of range", "self pair", "NaN value", "k larger than n", "contradictory pair",
+         "matrix of the wrong size", "unknown label column", "missing output folder",
+         "option of another algorithm", "pcs without sizes"]
+
+
+def test_case_list_is_complete(files):
+    assert list(_cases(files)) == CASES
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_malformed_input_is_one_line_with_exit_code_2(case, files, capsys):
+    argv, fragments = _cases(files)[case]
+    code, out, err = _run([*argv, "--quiet"], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"ccopt {argv[0]}: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+def test_usage_errors_exit_2_through_argparse(files, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["score", str(files["data"]), "--constraints", str(files["cons"]), "-k", "0"])
+    assert info.value.code == 2
+    assert "-k/--n-clusters: expected a positive integer, got 0" in capsys.readouterr().err
+
+
+def test_unexpected_errors_are_not_swallowed(files, monkeypatch):
+    import ccopt.datasets
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(ccopt.datasets, "load_csv", broken)
+    with pytest.raises(RuntimeError, match="bug"):
+        main(["cluster", str(files["data"]), "-k", "2", "--algorithm", "kmeans", "-q"])
+
+
+# --------------------------------------------------------------------------- help
+@pytest.mark.parametrize(("argv", "expected"), [
+    ([], ["score", "cluster", "bench", "examples:"]),
+    (["score"], ["--constraints", "--criterion", "--plot", "examples:", "CONS.csv"]),
+    (["cluster"], ["--algorithm", "bh-kmeans", "pcs", "examples:"]),
+    (["bench"], ["--list", "examples:", "CCOPT_BENCHMARKS"]),
+])
+def test_help_for_every_command(argv, expected, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    for fragment in expected:
+        assert fragment in text
+
+
+# --------------------------------------------------------------------------- happy paths
+def test_score_ranks_and_writes_what_the_api_computes(files, capsys):
+    from ccopt import Constraints, impact_scores
+
+    out = files["dir"] / "scores.csv"
+    history = files["dir"] / "history.csv"
+    code, text, err = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2, "--criterion",
+                            "mssc", "--max-iter", 5, "--seed", 3, "--label-column", "class", "--quiet",
+                            "--out", out, "--history", history], capsys)
+    assert code == 0, err
+    cons = Constraints.from_csv(files["cons"], n_samples=N)
+    api = impact_scores(files["X"], 2, constraints=cons, criterion="mssc", max_iter=5, random_state=3,
+                        progress=False, labels_true=files["y"])
+    with open(out, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["rank"]) for r in rows] == [1, 2, 3, 4, 5]
+    scores = np.array([float(r["score"]) for r in rows])
+    assert np.all(np.diff(scores) >= 0)  # most suspicious (most negative) first
+    by_row = {int(r["row"]): r for r in rows}
+    for row, (i, j) in enumerate(api.pairs):
+        assert (int(by_row[row]["i"]), int(by_row[row]["j"])) == (i, j)
+        assert float(by_row[row]["score"]) == pytest.approx(api.scores[row])
+        assert int(by_row[row]["predicted_erroneous"]) == int(api.predicted_erroneous[row])
+        assert int(by_row[row]["erroneous"]) == int(api.erroneous[row])
+    assert "rank" in text and "detection: precision" in text and f"wrote {out}" in text
+    assert history.read_text().splitlines()[0].startswith("iteration,")
+
+
+def test_score_reads_a_constraint_matrix_and_draws_both_plots(files, capsys):
+    matrix = np.zeros((N, N), dtype=int)
+    matrix[0, 1] = 1
+    matrix[9, 0] = -1  # either triangle counts (the published files keep CL in the lower one)
+    path = files["dir"] / "m.txt"
+    np.savetxt(path, matrix, fmt="%d")
+    plot, conv = files["dir"] / "p.png", files["dir"] / "c.png"
+    code, text, err = _run(["score", files["data"], "--constraint-matrix", path, "-k", 2, "--criterion", "mssc",
+                            "--max-iter", 3, "--top", 1, "--quiet", "--plot", plot, "--plot-convergence", conv],
+                           capsys)
+    assert code == 0, err
+    assert "... 1 more rows" in text
+    assert plot.read_bytes()[:4] == conv.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cluster_writes_the_labels_of_the_estimator(files, capsys):
+    from ccopt import Constraints
+    from ccopt.cluster import COPKMeans
+
+    out = files["dir"] / "labels.csv"
+    code, text, err = _run(["cluster", files["data"], "--constraints", files["cons"], "-k", 2, "--algorithm",
+                            "cop-kmeans", "--seed", 4, "--n-init", 2, "--label-column", "class", "--out", out],
+                           capsys)
+    assert code == 0, err
+    est = COPKMeans(2, n_init=2, random_state=4).fit(
+        files["X"], constraints=Constraints.from_csv(files["cons"], n_samples=N))
+    with open(out, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["index"]) for r in rows] == list(range(N))
+    np.testing.assert_array_equal([int(r["label"]) for r in rows], est.labels_)
+    assert "violated constraints: 0 of 5" in text and "ARI" in text
+
+
+def test_duplicate_rows_warn_on_one_line(files, capsys):
+    dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n1,0,ML\n")
+    code, _, err = _run(["cluster", files["data"], "--constraints", dup, "-k", 2, "--algorithm", "kmeans", "-q"],
+                        capsys)
+    assert code == 0
+    assert [line for line in err.splitlines() if line] == [
+        line for line in err.splitlines() if line.startswith("ccopt: warning: 1 duplicate constraint row")]
+
+
+# --------------------------------------------------------------------------- bench
+def _bench_dir(tmp_path):
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    _write(folder / "bench_demo.py", '"""Demo benchmark: writes its arguments."""\n'
+           "import sys\n\n\ndef main(argv=None):\n    print('demo got', argv, sys.argv[0])\n    return 3\n")
+    _write(folder / "bench_nomain.py", '"""No main here."""\nX = 1\n')
+    _write(folder / "helper.py", "def main(argv):\n    pass\n")
+    return folder
+
+
+def test_bench_discovers_scripts_with_main_only(tmp_path):
+    found = discover_benchmarks(_bench_dir(tmp_path))
+    assert list(found) == ["demo"]
+    assert found["demo"][1] == "Demo benchmark: writes its arguments."
+
+
+def test_bench_lists_and_runs_with_passed_arguments(tmp_path, capsys, monkeypatch):
+    folder = _bench_dir(tmp_path)
+    code, text, _ = _run(["bench", "--dir", folder, "--list"], capsys)
+    assert code == 0 and "demo" in text and "nomain" not in text
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    code, text, _ = _run(["bench", "--dir", folder, "demo", "--quick", "--seed", "1"], capsys)
+    assert code == 3
+    assert "demo got ['--quick', '--seed', '1'] ccopt bench demo" in text
+    code, _, err = _run(["bench", "--dir", folder, "nope"], capsys)
+    assert code == 2 and "No benchmark 'nope'" in err and "available: demo" in err
+    code, _, err = _run(["bench", "--dir", tmp_path / "empty", "--list"], capsys)
+    assert code == 2 and "No benchmarks found" in err
+
+
+def test_bench_finds_the_checkouts_benchmarks(capsys, monkeypatch):
+    monkeypatch.delenv("CCOPT_BENCHMARKS", raising=False)
+    code, text, _ = _run(["bench", "--list"], capsys)
+    assert code == 0 and "benchmarks in" in text
+
+
+# --------------------------------------------------------------------------- console script
+def _console(*argv, cwd):
+    exe = shutil.which("ccopt")
+    command = [exe] if exe else [sys.executable, "-m", "ccopt.cli"]
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run([*command, *map(str, argv)], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=300)
+
+
+def test_console_script_happy_path(files):
+    out = files["dir"] / "labels.csv"
+    done = _console("cluster", "data.csv", "--constraints", "cons.csv", "-k", 2, "--algorithm", "kmeans",
+                    "--out", "labels.csv", cwd=files["dir"])
+    assert done.returncode == 0, done.stderr
+    assert "algorithm kmeans" in done.stdout and len(out.read_text().splitlines()) == N + 1
+    assert done.stderr == ""
+
+
+@pytest.mark.slow
+def test_console_script_score_happy_path(files):
+    out = files["dir"] / "s.csv"
+    done = _console("score", "data.csv", "--constraints", "cons.csv", "-k", 2, "--criterion", "mssc",
+                    "--max-iter", 3, "--out", "s.csv", cwd=files["dir"])
+    assert done.returncode == 0, done.stderr
+    assert "rank" in done.stdout and len(out.read_text().splitlines()) == 6
+    assert "Traceback" not in done.stderr
+
+
+def test_console_script_malformed_input_exit_2_one_line(files):
+    _write(files["dir"] / "k.csv", "i,j,kind\n0,1,ZZ\n")
+    done = _console("score", "data.csv", "--constraints", "k.csv", "-k", 2, cwd=files["dir"])
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "ccopt score: error: k.csv:2: Unknown constraint kind 'ZZ' in line 2; use 'ML'/'CL' (or +1/-1)."]
+    assert done.stdout == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_console_script_every_malformed_input(case, files):
+    argv, fragments = _cases(files)[case]
+    done = _console(*argv, cwd=files["dir"])
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["score", "cluster", "bench"])
+def test_console_script_help(command, tmp_path):
+    done = _console(command, "--help", cwd=tmp_path)
+    assert done.returncode == 0 and "examples:" in done.stdout

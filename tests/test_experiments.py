@@ -1,0 +1,331 @@
+"""Experiment runners: determinism, resume, interrupts, recorded errors, task functions."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from ccopt.exceptions import InvalidParameterError
+from ccopt.experiments import (
+    Experiment,
+    clustering_task,
+    constraint_set_selection,
+    constraint_set_task,
+    grid_tasks,
+    impact_score_task,
+    k_sweep_tasks,
+    load_instance,
+    make_estimator,
+    read_results,
+    run_experiment,
+    synthetic_tasks,
+    task_key,
+)
+
+CALLS: list[dict] = []
+
+
+def _noise_task(config: dict) -> dict:
+    """Cheap seeded task; records its calls (serial runs only)."""
+    CALLS.append(dict(config))
+    draws = np.random.default_rng(config["seed"]).normal(size=config.get("size", 2))
+    if config.get("fail"):
+        raise ValueError("asked to fail")
+    if config.get("interrupt"):
+        raise KeyboardInterrupt
+    return {"mean": float(draws.mean()), "first": float(draws[0]), "label": f"x{config['x']}"}
+
+
+@pytest.fixture(autouse=True)
+def _reset_calls():
+    CALLS.clear()
+
+
+def _rows(path) -> list[dict]:
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _without_timing(records):
+    return [{k: v for k, v in r.items() if k not in ("seconds", "run_seconds")} for r in records]
+
+
+# --------------------------------------------------------------------------- configurations
+def test_grid_tasks_is_the_cartesian_product_last_axis_fastest():
+    tasks = grid_tasks({"data": "iris"}, k=[2, 3], seed=[0, 1, 2])
+    assert len(tasks) == 6
+    assert [(t["k"], t["seed"]) for t in tasks] == [(2, 0), (2, 1), (2, 2), (3, 0), (3, 1), (3, 2)]
+    assert all(t["data"] == "iris" for t in tasks)
+    with pytest.raises(InvalidParameterError, match="grid axis 'k' must be a list of values"):
+        grid_tasks(k="23")
+
+
+def test_task_key_ignores_key_order_but_not_values():
+    assert task_key({"a": 1, "b": [1, 2]}) == task_key({"b": [1, 2], "a": 1})
+    assert task_key({"a": 1}) != task_key({"a": 2})
+    assert task_key({"a": np.int64(1)}) == task_key({"a": 1})
+
+
+@pytest.mark.parametrize(("task", "match"), [
+    ({"x": object()}, r"task 0 setting 'x' is a object"),
+    ({"x": float("nan")}, r"task 0 setting 'x' is nan; configurations hold finite numbers"),
+    ({"error": 1}, r"task 0 uses the reserved name 'error'"),
+    ({"seed": -2}, r"task 0 has seed=-2; a seed is a non-negative int"),
+    (["x"], r"task 0 must be a dict of settings, got list"),
+])
+def test_bad_task_configurations_are_named(task, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        run_experiment([task], _noise_task, progress=False)
+
+
+# --------------------------------------------------------------------------- runner
+def test_same_random_state_same_rows_and_seeds_do_not_depend_on_position():
+    tasks = grid_tasks({"size": 3}, x=[0, 1, 2, 3])
+    first = run_experiment(tasks, _noise_task, progress=False, random_state=5)
+    again = run_experiment(tasks, _noise_task, progress=False, random_state=5)
+    assert _without_timing(first.records) == _without_timing(again.records)
+    backwards = run_experiment(tasks[::-1], _noise_task, progress=False, random_state=5)
+    assert {r["x"]: r["seed"] for r in backwards.records} == {r["x"]: r["seed"] for r in first.records}
+    other = run_experiment(tasks, _noise_task, progress=False, random_state=6)
+    assert [r["seed"] for r in other.records] != [r["seed"] for r in first.records]
+    # Each task's result is its function on its own seed (recomputed independently here).
+    for record in first.records:
+        assert record["first"] == np.random.default_rng(record["seed"]).normal(size=3)[0]
+
+
+def test_explicit_seed_in_a_configuration_is_used():
+    result = run_experiment([{"x": 0, "seed": 42}], _noise_task, progress=False)
+    assert result.records[0]["seed"] == 42
+    assert CALLS[0]["seed"] == 42
+
+
+def test_duplicate_configurations_run_once():
+    result = run_experiment([{"x": 1}, {"x": 1}], _noise_task, progress=False)
+    assert len(result) == 1 and len(CALLS) == 1
+
+
+def test_two_workers_give_exactly_the_serial_rows(tmp_path):
+    tasks = grid_tasks({"size": 4}, x=list(range(6)))
+    serial = run_experiment(tasks, _noise_task, tmp_path / "serial.csv", progress=False, random_state=3)
+    parallel = run_experiment(tasks, _noise_task, tmp_path / "parallel.csv", n_jobs=2, progress=False,
+                              random_state=3)
+    assert _without_timing(parallel.records) == _without_timing(serial.records)
+    strip = [{k: v for k, v in row.items() if k != "seconds"} for row in _rows(tmp_path / "serial.csv")]
+    assert strip == [{k: v for k, v in row.items() if k != "seconds"} for row in _rows(tmp_path / "parallel.csv")]
+
+
+def test_csv_and_json_hold_configuration_and_results(tmp_path):
+    out = tmp_path / "run.csv"
+    result = run_experiment(grid_tasks(x=[0, 1]), _noise_task, out, progress=False, random_state=9,
+                            name="demo")
+    rows = _rows(out)
+    assert [row["x"] for row in rows] == ["0", "1"]
+    assert {"task", "seed", "x", "mean", "first", "label", "seconds", "error"} == set(rows[0])
+    meta = json.loads((tmp_path / "run.json").read_text())
+    assert meta["name"] == "demo" and meta["random_state"] == 9 and meta["n_done"] == 2
+    assert meta["function"].endswith("_noise_task")
+    assert [t["config"] for t in meta["tasks"]] == [{"x": 0}, {"x": 1}]
+    # read_results restores the types written.
+    back = read_results(out)
+    assert back == [{**r, "seconds": back[i]["seconds"]} for i, r in enumerate(result.records)]
+
+
+def test_resume_skips_finished_tasks(tmp_path):
+    out = tmp_path / "sweep.csv"
+    run_experiment(grid_tasks(x=[0, 1, 2]), _noise_task, out, progress=False)
+    CALLS.clear()
+    result = run_experiment(grid_tasks(x=[0, 1, 2, 3]), _noise_task, out, progress=False)
+    assert [c["x"] for c in CALLS] == [3]
+    assert (result.n_run, result.n_skipped) == (1, 3)
+    assert [r["x"] for r in result.records] == [0, 1, 2, 3]
+    assert [row["x"] for row in _rows(out)] == ["0", "1", "2", "3"]  # no duplicated rows
+    CALLS.clear()
+    fresh = run_experiment(grid_tasks(x=[0, 1]), _noise_task, out, progress=False, resume=False)
+    assert [c["x"] for c in CALLS] == [0, 1] and fresh.n_skipped == 0
+    assert [row["x"] for row in _rows(out)] == ["0", "1"]
+
+
+def test_resume_refuses_another_random_state_and_none_reuses_the_recorded_one(tmp_path):
+    out = tmp_path / "sweep.csv"
+    first = run_experiment(grid_tasks(x=[0, 1]), _noise_task, out, progress=False, random_state=1)
+    with pytest.raises(InvalidParameterError, match="holds rows of random_state=1, not 2"):
+        run_experiment(grid_tasks(x=[0, 1, 2]), _noise_task, out, progress=False, random_state=2)
+    resumed = run_experiment(grid_tasks(x=[0, 1, 2]), _noise_task, out, progress=False, random_state=None)
+    assert resumed.root_seed == 1
+    assert _without_timing(resumed.records[:2]) == _without_timing(first.records)
+
+
+def test_interrupt_saves_finished_rows_and_resume_finishes(tmp_path):
+    out = tmp_path / "sweep.csv"
+    tasks = [{"x": 0}, {"x": 1}, {"x": 2, "interrupt": True}, {"x": 3}]
+    result = run_experiment(tasks, _noise_task, out, progress=False)
+    assert result.interrupted
+    assert [r["x"] for r in result.records] == [0, 1]
+    assert [row["x"] for row in _rows(out)] == ["0", "1"]
+    assert json.loads((tmp_path / "sweep.json").read_text())["interrupted"] is True
+    CALLS.clear()
+    tasks[2] = {"x": 2}
+    done = run_experiment(tasks, _noise_task, out, progress=False)
+    assert not done.interrupted
+    assert [c["x"] for c in CALLS] == [2, 3]
+    assert [r["x"] for r in done.records] == [0, 1, 2, 3]
+
+
+def test_errors_raise_by_default_and_are_recorded_and_retried_on_request(tmp_path):
+    out = tmp_path / "sweep.csv"
+    with pytest.raises(ValueError, match="asked to fail"):
+        run_experiment([{"x": 0}, {"x": 1, "fail": True}], _noise_task, out, progress=False)
+    assert [row["x"] for row in _rows(out)] == ["0"]
+    result = run_experiment([{"x": 0}, {"x": 1, "fail": True}, {"x": 2}], _noise_task, out,
+                            progress=False, on_error="record")
+    assert result.n_failed == 1
+    failed = result.where(x=1)[0]
+    assert failed["error"] == "ValueError: asked to fail" and "mean" not in failed
+    CALLS.clear()
+    run_experiment([{"x": 0}, {"x": 1, "fail": True}, {"x": 2}], _noise_task, out, progress=False,
+                   on_error="record")
+    assert [c["x"] for c in CALLS] == [1]  # only the failed task runs again
+
+
+def test_bad_runner_options_are_rejected(tmp_path):
+    with pytest.raises(InvalidParameterError, match="Unknown on_error 'skip'"):
+        run_experiment([{"x": 0}], _noise_task, on_error="skip")
+    with pytest.raises(InvalidParameterError, match=r"the folder .* does not exist"):
+        run_experiment([{"x": 0}], _noise_task, tmp_path / "missing" / "out.csv")
+    with pytest.raises(InvalidParameterError, match="must return a dict of results, got list"):
+        run_experiment([{"x": 0}], _list_task, progress=False)
+    with pytest.raises(InvalidParameterError, match=r"named like settings or reserved columns: \['x'\]"):
+        run_experiment([{"x": 0}], _echo_task, progress=False)
+    foreign = tmp_path / "other.csv"
+    foreign.write_text("a,b\n1,2\n")
+    with pytest.raises(InvalidParameterError, match="is not an experiment CSV"):
+        run_experiment([{"x": 0}], _noise_task, foreign, progress=False)
+    assert foreign.read_text() == "a,b\n1,2\n"
+
+
+def _list_task(config):
+    return [1]
+
+
+def _echo_task(config):
+    return {"x": config["x"]}
+
+
+def test_experiment_object_runs_its_tasks_under_its_name(tmp_path):
+    exp = Experiment("demo", _noise_task, grid_tasks(x=[0, 1]))
+    result = exp.run(tmp_path / "demo.csv", progress=False)
+    assert len(result) == 2 and result.config["name"] == "demo"
+    assert result.column("x").tolist() == [0.0, 1.0]
+
+
+# --------------------------------------------------------------------------- task builders
+def test_synthetic_tasks_rebuild_the_instances_of_the_design():
+    from ccopt.generators import synthetic_design
+
+    tasks = synthetic_tasks(4, sizes=(20, 30), n_classes=(2, 3), random_state=1, max_iter=3)
+    design = synthetic_design(4, sizes=(20, 30), n_clusters=(2, 3), random_state=1)
+    for task, inst in zip(tasks, design, strict=True):
+        X, _labels, cons, erroneous = load_instance(task)
+        np.testing.assert_array_equal(X, inst.X)
+        np.testing.assert_array_equal(cons.pairs, inst.constraints.pairs)
+        np.testing.assert_array_equal(erroneous, inst.erroneous)
+        assert task["max_iter"] == 3
+
+
+def test_k_sweep_tasks_score_each_instance_at_every_k():
+    tasks = k_sweep_tasks({"data": "iris"}, ks=[2, 3, 4], n_instances=2, first_instance_seed=10)
+    assert [(t["instance_seed"], t["n_clusters"]) for t in tasks] == [
+        (10, 2), (10, 3), (10, 4), (11, 2), (11, 3), (11, 4)]
+
+
+def test_load_instance_errors_are_specific():
+    with pytest.raises(InvalidParameterError, match="Unknown data specification 'nope'"):
+        load_instance({"data": "nope"})
+    with pytest.raises(InvalidParameterError, match=r"needs the setting\(s\) \['error_fraction'\]"):
+        load_instance({"data": "synthetic", "n_samples": 10, "n_classes": 2, "constraint_fraction": 0.1})
+    with pytest.raises(InvalidParameterError, match="has no constraint set 'p15'"):
+        load_instance({"data": "iris", "constraint_set": "p15"})
+
+
+def test_load_instance_generates_constraints_with_the_requested_errors():
+    _X, labels, cons, erroneous = load_instance({"data": "iris", "n_constraints": 12, "n_erroneous": 4,
+                                                "instance_seed": 3})
+    assert len(cons) == 12 and erroneous.sum() == 4
+    np.testing.assert_array_equal(erroneous, ~cons.is_correct(labels))
+
+
+# --------------------------------------------------------------------------- task functions
+def test_impact_score_task_matches_a_direct_call():
+    from ccopt import impact_scores
+
+    config = {"data": "synthetic", "n_samples": 16, "n_classes": 2, "constraint_fraction": 0.25,
+              "error_fraction": 0.25, "instance_seed": 4, "criterion": "mssc", "max_iter": 5, "seed": 8}
+    row = impact_score_task(config)
+    X, _labels, cons, erroneous = load_instance(config)
+    direct = impact_scores(X, 2, constraints=cons, criterion="mssc", max_iter=5, random_state=8,
+                           progress=False, erroneous=erroneous)
+    predicted = direct.predicted_erroneous
+    assert row["n_constraints"] == len(cons) == 4
+    assert row["n_erroneous"] == int(erroneous.sum()) == 1
+    assert row["n_predicted"] == int(predicted.sum())
+    assert row["fraction_predicted"] == pytest.approx(predicted.mean())
+    detected = int((predicted & erroneous).sum())
+    precision = detected / predicted.sum() if predicted.sum() else 0.0
+    recall = detected / erroneous.sum()
+    assert row["precision"] == pytest.approx(precision) and row["recall"] == pytest.approx(recall)
+    assert row["set_score"] == pytest.approx(direct.scores.sum())
+
+
+def test_clustering_task_matches_a_direct_fit():
+    from ccopt.metrics import adjusted_rand_score
+
+    config = {"data": "synthetic", "n_samples": 20, "n_classes": 2, "constraint_fraction": 0.2,
+              "error_fraction": 0.0, "instance_seed": 2, "algorithm": "cop-kmeans", "seed": 5,
+              "params": {"n_init": 2}}
+    row = clustering_task(config)
+    X, labels, cons, _ = load_instance(config)
+    est = make_estimator("cop-kmeans", 2, n_init=2, random_state=5, progress=False).fit(X, constraints=cons)
+    assert row["ari"] == pytest.approx(adjusted_rand_score(labels, est.labels_))
+    assert row["violations"] == 0 == est.n_violations_["total"]
+    assert row["n_constraints"] == len(cons)
+
+
+def test_make_estimator_names_bad_algorithms_and_parameters():
+    with pytest.raises(InvalidParameterError, match="Unknown algorithm 'dbscan'; valid values are 'kmeans'"):
+        make_estimator("dbscan", 2)
+    with pytest.raises(InvalidParameterError, match=r"LCC takes no parameter\(s\) \['penalty'\]"):
+        make_estimator("lcc", 2, penalty=1.0)
+
+
+# --------------------------------------------------------------------------- constraint sets (Figs. 9-10)
+def test_constraint_set_task_scores_sets_of_the_requested_kind():
+    from ccopt import impact_scores
+    from ccopt.lagrange.baselines import coherence
+
+    base = {"data": "synthetic", "n_samples": 16, "n_classes": 2, "n_constraints": 4, "instance_seed": 1,
+            "criterion": "mssc", "max_iter": 3, "seed": 2}
+    row = constraint_set_task({**base, "erroneous": True})
+    X, _, cons, wrong = load_instance({**base, "n_erroneous": 4})
+    assert wrong.all()
+    assert (row["n_ml"], row["n_cl"]) == (cons.n_ml, cons.n_cl)
+    assert row["coherence"] == coherence(X, constraints=cons).value
+    direct = impact_scores(X, 2, constraints=cons, criterion="mssc", max_iter=3, random_state=2, progress=False)
+    assert row["set_score"] == pytest.approx(direct.set_score)
+    assert not load_instance({**base, "n_erroneous": 0})[3].any()  # the sets of Fig. 9: all correct
+
+
+def test_constraint_set_selection_follows_figs_9_and_10():
+    records = [{"set_score": s, "coherence": c, "ari": a} for s, c, a in
+               [(-5.0, 0.9, 0.1), (-1.0, 0.2, 0.2), (0.0, 0.5, 0.3), (-3.0, 0.8, 0.4)]]
+    correct = constraint_set_selection(records, top=2)
+    np.testing.assert_array_equal(correct["all"], [0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_array_equal(correct["impact score"], [0.1, 0.4])   # most negative scores
+    np.testing.assert_array_equal(correct["coherence"], [0.1, 0.4])      # most coherent
+    wrong = constraint_set_selection(records, top=2, erroneous=True)
+    np.testing.assert_array_equal(wrong["impact score"], [0.3, 0.2])     # highest scores
+    np.testing.assert_array_equal(wrong["coherence"], [0.2, 0.3])        # least coherent
+    with pytest.raises(InvalidParameterError, match="no record has both 'set_score' and 'nmi'"):
+        constraint_set_selection(records, value="nmi")

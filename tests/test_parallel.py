@@ -1,0 +1,100 @@
+"""Deterministic fan-out (ccopt._parallel) and progress bars (ccopt._progress)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ccopt._parallel import keyed_seed, parallel_imap, parallel_map, root_seed, task_seeds
+from ccopt._progress import progress_bar
+from ccopt.exceptions import InvalidParameterError
+
+
+def _draw(seed: int) -> list[float]:
+    """A seeded task: the same seed gives the same draws in any process."""
+    return np.random.default_rng(seed).normal(size=3).tolist()
+
+
+def test_task_seeds_reproducible_distinct_and_root_dependent():
+    seeds = task_seeds(7, 50)
+    assert seeds == task_seeds(7, 50)
+    assert len(set(seeds)) == 50
+    assert seeds != task_seeds(8, 50)
+    # A prefix of a longer list: adding tasks at the end leaves earlier seeds alone.
+    assert task_seeds(7, 10) == seeds[:10]
+    # A Generator stands for the int it draws.
+    assert task_seeds(np.random.default_rng(3), 5) == task_seeds(np.random.default_rng(3), 5)
+
+
+def test_keyed_seed_depends_on_key_and_root_only():
+    assert keyed_seed(0, "a") == keyed_seed(0, "a")
+    assert keyed_seed(0, "a") != keyed_seed(0, "b")
+    assert keyed_seed(0, "a") != keyed_seed(1, "a")
+    assert 0 <= keyed_seed(123, "x" * 1000) < 2**32
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
+def test_root_seed_rejects_bad_random_state(bad):
+    with pytest.raises(InvalidParameterError, match="random_state must be None, a non-negative int"):
+        root_seed(bad)
+
+
+def test_root_seed_none_is_fresh_and_usable():
+    a, b = root_seed(None), root_seed(None)
+    assert a != b  # 2**-63 chance of a false failure
+    assert isinstance(a, int) and a >= 0
+
+
+def test_parallel_map_serial_keeps_order():
+    assert parallel_map(abs, [-3, 2, -1]) == [3, 2, 1]
+    assert list(parallel_imap(abs, [])) == []
+
+
+def test_two_loky_workers_give_exactly_the_serial_results():
+    seeds = task_seeds(11, 6)
+    serial = parallel_map(_draw, seeds)
+    parallel = parallel_map(_draw, seeds, n_jobs=2)
+    assert parallel == serial
+    assert parallel_map(_draw, seeds, n_jobs=2, backend="threading") == serial
+
+
+@pytest.mark.parametrize(("n_jobs", "backend", "match"), [
+    (0, None, "n_jobs must be a positive number of workers or -1"),
+    (1.5, None, "n_jobs must be a positive number"),
+    (1, "spark", "Unknown backend 'spark'; valid values are 'loky'"),
+])
+def test_parallel_map_rejects_bad_options(n_jobs, backend, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        parallel_map(abs, [1], n_jobs=n_jobs, backend=backend)
+
+
+@pytest.mark.slow
+def test_dask_backend_without_a_client_says_how_to_get_one():
+    pytest.importorskip("distributed")
+    with pytest.raises(InvalidParameterError, match="needs a running Dask client"):
+        parallel_map(abs, [1], backend="dask")
+
+
+@pytest.mark.slow
+def test_dask_backend_gives_the_serial_results():
+    distributed = pytest.importorskip("distributed")
+    seeds = task_seeds(5, 4)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        assert parallel_map(_draw, seeds, backend="dask", n_jobs=-1) == parallel_map(_draw, seeds)
+
+
+def test_progress_bar_hidden_unless_terminal_or_always(capsys):
+    with progress_bar(3, enabled=False, desc="off") as bar:
+        bar.update(3)
+    with progress_bar(3, enabled=True, desc="notty") as bar:  # pytest's stderr is no terminal
+        bar.update(3)
+    assert capsys.readouterr().err == ""
+    with progress_bar(3, enabled="always", desc="forced") as bar:
+        bar.update(3)
+    assert "forced" in capsys.readouterr().err
+
+
+def test_parallel_map_progress_always_reports_every_task(capsys):
+    assert parallel_map(abs, [-1, -2], progress="always", desc="demo") == [1, 2]
+    assert "demo" in capsys.readouterr().err

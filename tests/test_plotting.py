@@ -1,0 +1,192 @@
+"""Plot structure (axes, labels, artists) and PNG output, on the Agg backend."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.patches import PathPatch
+
+from ccopt import Constraints
+from ccopt.exceptions import InvalidParameterError
+from ccopt.plotting import (
+    plot_constraint_scores,
+    plot_convergence,
+    plot_k_sweep,
+    plot_selection_boxplots,
+    project_2d,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _save(fig, tmp_path, name) -> None:
+    path = tmp_path / name
+    fig.savefig(path, dpi=40)
+    assert path.read_bytes()[:8] == PNG
+
+
+HISTORY = {"iteration": [1, 2, 3, 4], "lower_bound": [1.0, 3.0, 2.0, 3.5],
+           "best_lower_bound": [1.0, 3.0, 3.0, 3.5], "upper_bound": [np.inf, 6.0, 5.0, 5.0],
+           "f1": [0.0, 0.4, 0.5, 0.8]}
+
+
+def test_convergence_bounds_left_f1_on_twin_axis(tmp_path):
+    fig = plot_convergence(HISTORY, title="run")
+    bounds, twin = fig.axes
+    assert bounds.f1_axes is twin
+    assert [line.get_label() for line in bounds.get_lines()] == [
+        "Lagrangian value", "lower bound (best)", "upper bound"]
+    assert [line.get_label() for line in twin.get_lines()] == ["F1 (erroneous constraints)"]
+    np.testing.assert_array_equal(twin.get_lines()[0].get_ydata(), HISTORY["f1"])
+    # No finite upper bound at iteration 1: that point is left blank, not drawn at infinity.
+    upper = bounds.get_lines()[2].get_ydata()
+    assert np.isnan(upper[0]) and upper[1:].tolist() == [6.0, 5.0, 5.0]
+    assert twin.get_ylim() == (0.0, 1.02)
+    assert bounds.get_xlabel() == "iteration" and twin.get_ylabel() == "F1"
+    assert bounds.get_title() == "run"
+    assert len(bounds.get_legend().get_texts()) == 4
+    _save(fig, tmp_path, "convergence.png")
+
+
+def test_convergence_without_f1_into_given_axes():
+    fig, ax = plt.subplots()
+    out = plot_convergence({"lower_bound": [1.0, 0.5, 2.0]}, ax=ax, show_iterates=False)
+    assert out is fig and len(fig.axes) == 1
+    (best,) = ax.get_lines()
+    np.testing.assert_array_equal(best.get_xdata(), [1, 2, 3])
+    np.testing.assert_array_equal(best.get_ydata(), [1.0, 1.0, 2.0])  # running maximum
+
+
+def test_convergence_rejects_unusable_histories():
+    with pytest.raises(InvalidParameterError, match="needs a 'lower_bound' or 'best_lower_bound'"):
+        plot_convergence({"upper_bound": [1.0]})
+    with pytest.raises(InvalidParameterError, match=r"different lengths: \[1, 2\]"):
+        plot_convergence({"lower_bound": [1.0], "upper_bound": [1.0, 2.0]})
+    with pytest.raises(InvalidParameterError, match="must be an ImpactScoreResult, its History"):
+        plot_convergence([1, 2, 3])
+
+
+def _square():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, 5.0]])
+    cons = Constraints.from_pairs(ml=[(0, 1), (2, 3)], cl=[(0, 4)], n_samples=5)
+    return X, cons
+
+
+def test_constraint_scatter_edges_styles_colours_and_highlight(tmp_path):
+    X, cons = _square()
+    scores = np.array([0.0, -2.0, -1.0])
+    fig = plot_constraint_scores(X, constraints=cons, scores=scores, labels=[0, 0, 0, 0, 1],
+                           erroneous=[False, True, False], title="edges")
+    ax = fig.axes[0]
+    assert len(fig.axes) == 2  # the data and the colour bar
+    lines = [c for c in ax.collections if isinstance(c, LineCollection)]
+    highlight, ml, cl = lines
+    np.testing.assert_array_equal(highlight.get_segments()[0], X[[2, 3]])  # only the erroneous ML
+    assert len(ml.get_segments()) == 2 and len(cl.get_segments()) == 1
+    np.testing.assert_array_equal(ml.get_segments()[1], X[[2, 3]])
+    np.testing.assert_array_equal(cl.get_segments()[0], X[[0, 4]])
+    np.testing.assert_array_equal(ml.get_array(), [0.0, -2.0])
+    assert ml.get_linestyle()[0][1] is None and cl.get_linestyle()[0][1] is not None  # solid / dashed
+    assert ml.norm.vmin == -2.0 and ml.norm.vmax == 0.0
+    points = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(points) == 1 and len(points[0].get_offsets()) == 5
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["erroneous", "must-link", "cannot-link"]
+    _save(fig, tmp_path, "constraints.png")
+
+
+def test_constraint_scatter_from_an_impact_score_result(tmp_path):
+    from ccopt import impact_scores
+    from ccopt.generators import make_gaussian_clusters
+
+    X, y = make_gaussian_clusters(12, 2, n_features=3, cluster_std=0.4, random_state=2)
+    result = impact_scores(X, 2, ml=[(0, 1), (0, 8)], cl=[(2, 3), (4, 10)], criterion="mssc", max_iter=5,
+                           random_state=0, progress=False, labels_true=y)
+    fig = plot_constraint_scores(X, result)
+    ax = fig.axes[0]
+    assert ax.get_xlabel().startswith("PC1") and ax.get_ylabel().startswith("PC2")
+    highlight = next(c for c in ax.collections if isinstance(c, LineCollection))
+    assert len(highlight.get_segments()) == int(result.erroneous.sum()) == 2
+    _save(fig, tmp_path, "result.png")
+    fig = plot_convergence(result)
+    assert len(fig.axes[0].get_lines()[0].get_xdata()) == result.n_iter
+    _save(fig, tmp_path, "result_convergence.png")
+
+
+def test_projection_matches_principal_components_up_to_sign():
+    from sklearn.decomposition import PCA
+
+    X = np.random.default_rng(0).normal(size=(30, 5)) * [5, 3, 1, 0.5, 0.1]
+    coords, labels = project_2d(X)
+    reference = PCA(n_components=2).fit_transform(X)
+    for c in range(2):
+        sign = np.sign(coords[:, c] @ reference[:, c])
+        np.testing.assert_allclose(coords[:, c], sign * reference[:, c], atol=1e-9)
+    assert labels[0].startswith("PC1 (")
+    np.testing.assert_array_equal(project_2d(X[:, :2])[0], X[:, :2])
+
+
+def test_constraint_scatter_without_scores_or_labels():
+    X, cons = _square()
+    fig = plot_constraint_scores(X, constraints=cons)
+    assert len(fig.axes) == 1  # no colour bar without scores
+    ml, cl = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)]
+    assert ml.get_array() is None and cl.get_array() is None
+
+
+def test_constraint_scatter_checks_lengths():
+    X, cons = _square()
+    with pytest.raises(InvalidParameterError, match="scores has 2 entries for 3 constraint rows"):
+        plot_constraint_scores(X, constraints=cons, scores=[0.0, 1.0])
+    with pytest.raises(InvalidParameterError, match="labels has 4 entries, X has 5 rows"):
+        plot_constraint_scores(X, constraints=cons, labels=[0, 0, 1, 1])
+    with pytest.raises(InvalidParameterError, match="needs constraints"):
+        plot_constraint_scores(X)
+
+
+def test_k_sweep_lines_bands_and_minimum(tmp_path):
+    ks = [2, 3, 4, 5]
+    fraction = np.array([[0.4, 0.2, 0.1, 0.3], [0.5, 0.3, 0.05, 0.2]])
+    f1 = 1 - fraction
+    fig = plot_k_sweep(ks, fraction, f1, title="sweep")
+    ax = fig.axes[0]
+    frac_line, f1_line, marker = ax.get_lines()
+    np.testing.assert_allclose(frac_line.get_ydata(), fraction.mean(axis=0))
+    np.testing.assert_allclose(f1_line.get_ydata(), f1.mean(axis=0))
+    assert marker.get_xdata()[0] == 4  # smallest mean fraction
+    assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2  # one band each
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["fraction predicted erroneous", "F1"]
+    _save(fig, tmp_path, "k_sweep.png")
+    single = plot_k_sweep(ks, fraction[0], mark_minimum=False).axes[0]
+    assert len(single.get_lines()) == 1 and not single.collections
+    with pytest.raises(InvalidParameterError, match=r"must have shape \(n_k,\) or \(n_instances, n_k\) with n_k=4"):
+        plot_k_sweep(ks, [0.1, 0.2])
+
+
+def test_selection_boxplots_one_box_per_data_set_and_selection(tmp_path):
+    rng = np.random.default_rng(1)
+    groups = {name: {"all": rng.uniform(size=20), "impact score": rng.uniform(size=10),
+                     "coherence": rng.uniform(size=10)} for name in ("Iris", "Wine")}
+    fig = plot_selection_boxplots(groups, title="Fig. 9")
+    ax = fig.axes[0]
+    boxes = [p for p in ax.patches if isinstance(p, PathPatch)]
+    assert len(boxes) == 6
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Iris", "Wine"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["all", "impact score", "coherence"]
+    assert ax.get_ylabel() == "ARI"
+    _save(fig, tmp_path, "boxes.png")
+    flat = plot_selection_boxplots({"all": [0.1, 0.5, 0.9], "impact score": [0.5, 0.9]}).axes[0]
+    assert len([p for p in flat.patches if isinstance(p, PathPatch)]) == 2
+    with pytest.raises(InvalidParameterError, match="groups must be a non-empty mapping"):
+        plot_selection_boxplots({})

@@ -1,0 +1,298 @@
+"""The solver seam: names, missing solvers, time limits, duals, persistent re-solves."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from ccopt import ClusteringProblem
+from ccopt.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    SolverError,
+    SolverNotAvailableError,
+)
+from ccopt.models import build_kmedoids_model, kmedoids_labels
+from ccopt.solvers import (
+    HighsMatrixSolver,
+    PersistentSolver,
+    SolverOptions,
+    available_solvers,
+    check_solver,
+    solve,
+)
+from ccopt.status import Status
+
+LP_SOLVERS = available_solvers(("appsi_highs", "highs", "highs_matrix", "cbc", "glpk"))
+MIP_SOLVERS = available_solvers(("appsi_highs", "highs", "highs_matrix", "cbc", "glpk", "scip_direct"))
+
+
+def market_split(seed: int = 0, rows: int = 4):
+    """A Cornuejols-Dawande market split instance: tiny to build, hopeless to close in 0.2 s,
+    and x = 0 with the slacks at their right-hand sides is feasible, so heuristics always
+    have an incumbent."""
+    rng = np.random.default_rng(seed)
+    n = 10 * (rows - 1)
+    a = rng.integers(0, 100, (rows, n))
+    d = a.sum(axis=1) // 2
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(n), domain=pyo.Binary)
+    m.up = pyo.Var(range(rows), domain=pyo.NonNegativeReals)
+    m.down = pyo.Var(range(rows), domain=pyo.NonNegativeReals)
+    m.split = pyo.Constraint(range(rows), rule=lambda m, i: sum(
+        int(a[i, j]) * m.x[j] for j in range(n)) + m.up[i] - m.down[i] == int(d[i]))
+    m.objective = pyo.Objective(expr=sum(m.up[i] + m.down[i] for i in range(rows)))
+    return m
+
+
+def knapsack(n: int = 40, rows: int = 5, seed: int = 0):
+    """A multi-dimensional knapsack HiGHS closes in a fraction of a second, not in 10 ms."""
+    rng = np.random.default_rng(seed)
+    w, v = rng.integers(20, 100, (rows, n)), rng.integers(20, 100, n)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(n), domain=pyo.Binary)
+    m.cap = pyo.Constraint(range(rows), rule=lambda m, i: sum(
+        int(w[i, j]) * m.x[j] for j in range(n)) <= int(w[i].sum() // 2))
+    m.objective = pyo.Objective(expr=sum(int(v[j]) * m.x[j] for j in range(n)), sense=pyo.maximize)
+    return m
+
+
+def small_lp(with_duals: bool = True):
+    """min -x - y + 10 s.t. x + 2y <= 4, 3x + y <= 6 (both binding at x = 1.6, y = 1.2).
+
+    By hand: the duals solve [1 3; 2 1] pi = [-1; -1], so pi = (-0.4, -0.2) =
+    d(objective)/d(rhs); the range row -1 <= x - y <= 5 is slack (dual 0)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.NonNegativeReals)
+    m.y = pyo.Var(domain=pyo.NonNegativeReals)
+    m.c1 = pyo.Constraint(expr=m.x + 2 * m.y <= 4)
+    m.c2 = pyo.Constraint(expr=3 * m.x + m.y <= 6)
+    m.c3 = pyo.Constraint(expr=(-1, m.x - m.y, 5))
+    m.objective = pyo.Objective(expr=-m.x - m.y + 10)
+    if with_duals:
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    return m
+
+
+def covering_lp():
+    """min x + y s.t. x + 2y >= 2, 3x + y >= 3: optimum (0.8, 0.6); duals (0.4, 0.2) >= 0."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.NonNegativeReals)
+    m.y = pyo.Var(domain=pyo.NonNegativeReals)
+    m.c1 = pyo.Constraint(expr=m.x + 2 * m.y >= 2)
+    m.c2 = pyo.Constraint(expr=3 * m.x + m.y >= 3)
+    m.objective = pyo.Objective(expr=m.x + m.y)
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    return m
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def test_unknown_solver_is_named_with_alternatives():
+    with pytest.raises(SolverNotAvailableError, match="Pyomo knows no solver named 'nosuchsolver'"):
+        solve(small_lp(), "nosuchsolver")
+    with pytest.raises(InvalidParameterError, match="solver must be a Pyomo solver name"):
+        check_solver("")
+
+
+@pytest.mark.parametrize(("name", "package"), [("gurobi", "gurobipy"), ("cplex", "cplex")])
+def test_missing_solver_says_what_to_install(name, package):
+    if name in available_solvers((name,)):
+        pytest.skip(f"{name} is installed here")
+    with pytest.raises(SolverNotAvailableError, match=f"Solver '{name}' is not installed.*{package}"):
+        solve(small_lp(), name)
+
+
+def test_scip_alias_and_available_solvers():
+    found = available_solvers()
+    assert "appsi_highs" in found and "highs_matrix" in found
+    if "scip_direct" in found:
+        assert check_solver("scip") in ("scip", "scip_direct")
+
+
+# ----------------------------------------------------------------------------- time limits
+
+
+@pytest.mark.parametrize("solver", [s for s in MIP_SOLVERS if s != "glpk"])
+def test_time_limited_mip_returns_its_incumbent(solver):
+    m = market_split()
+    result = solve(m, solver, time_limit=0.2)
+    assert result.status is Status.TIME_LIMIT and result.has_solution
+    # The incumbent is loaded into the model and is feasible.
+    assert pyo.value(m.objective) == pytest.approx(result.objective)
+    for con in m.split.values():
+        assert pyo.value(con.body) == pytest.approx(pyo.value(con.upper), abs=1e-6)
+    assert result.bound is None or result.bound <= result.objective + 1e-9
+    assert result.wall_time < 20
+
+
+@pytest.mark.skipif("glpk" not in MIP_SOLVERS, reason="glpsol is not installed (apt-get install glpk-utils)")
+def test_glpk_takes_a_fractional_time_limit_in_whole_seconds():
+    result = solve(market_split(), "glpk", time_limit=0.2)
+    assert result.status is Status.TIME_LIMIT and result.has_solution
+
+
+@pytest.mark.skipif("cbc" not in MIP_SOLVERS, reason="cbc is not installed (apt-get install coinor-cbc)")
+def test_cbc_time_limit_loads_without_the_aborted_warning(caplog):
+    with caplog.at_level(logging.WARNING):
+        result = solve(market_split(), "cbc", time_limit=0.2)
+    assert result.status is Status.TIME_LIMIT
+    assert "aborted" not in caplog.text
+
+
+@pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs", "highs_matrix")))
+def test_a_time_limit_does_not_stick_to_the_next_persistent_solve(solver):
+    reference = solve(knapsack(), solver).objective
+    persistent = PersistentSolver(knapsack(), solver)
+    first = persistent.solve(time_limit=0.01, require_solution=False)
+    assert first.status is Status.TIME_LIMIT
+    second = persistent.solve()
+    assert second.status is Status.OPTIMAL and second.objective == pytest.approx(reference)
+
+
+def test_infeasible_model_raises_or_reports():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=m.x >= 2)
+    m.objective = pyo.Objective(expr=m.x)
+    for solver in available_solvers(("appsi_highs", "highs_matrix")):
+        with pytest.raises(SolverError, match=r"returned no solution.*infeasible"):
+            solve(m, solver)
+        assert solve(m, solver, require_solution=False).status is Status.INFEASIBLE
+
+
+# ----------------------------------------------------------------------------- duals
+
+
+@pytest.mark.parametrize("solver", LP_SOLVERS)
+def test_duals_are_d_objective_d_rhs(solver):
+    m = small_lp()
+    result = solve(m, solver)
+    assert result.objective == pytest.approx(7.2) and result.bound == pytest.approx(7.2)
+    assert (m.x.value, m.y.value) == pytest.approx((1.6, 1.2))
+    assert m.dual[m.c1] == pytest.approx(-0.4) and m.dual[m.c2] == pytest.approx(-0.2)
+    assert m.dual[m.c3] == pytest.approx(0.0, abs=1e-9)
+    cover = covering_lp()
+    solve(cover, solver)
+    assert cover.dual[cover.c1] == pytest.approx(0.4) and cover.dual[cover.c2] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("solver", LP_SOLVERS)
+def test_maximisation_duals_and_fixed_variables(solver):
+    # max x + y over the same polytope: the same vertex; d(objective)/d(rhs) = +0.4, +0.2.
+    m = small_lp()
+    m.objective.set_value(m.x + m.y)
+    m.objective.sense = pyo.maximize
+    assert solve(m, solver).objective == pytest.approx(2.8)
+    assert m.dual[m.c1] == pytest.approx(0.4) and m.dual[m.c2] == pytest.approx(0.2)
+    # With y fixed at 1: x <= 2 (c1) and x <= 5/3 (c2), so x = 5/3.
+    m.y.fix(1.0)
+    assert solve(m, solver).objective == pytest.approx(5 / 3 + 1)
+    assert m.x.value == pytest.approx(5 / 3) and m.y.value == 1.0
+
+
+def test_duals_need_an_lp():
+    m = small_lp()
+    m.x.domain = pyo.Integers
+    with pytest.raises(SolverError, match="duals exist only for LPs"):
+        solve(m, "highs_matrix")
+    if "scip_direct" in MIP_SOLVERS:
+        with pytest.raises(SolverError, match="does not return duals"):
+            solve(small_lp(), "scip_direct")
+
+
+def test_highs_matrix_rejects_nonlinear_models():
+    m = small_lp(with_duals=False)
+    m.objective.set_value(m.x * m.y)
+    with pytest.raises(SolverError, match="highs_matrix"):
+        solve(m, "highs_matrix")
+
+
+# ----------------------------------------------------------------------------- re-solves
+
+
+def parametric_lp():
+    m = pyo.ConcreteModel()
+    m.cost = pyo.Param([0, 1], mutable=True, initialize={0: -1.0, 1: -1.0})
+    m.cap = pyo.Param(mutable=True, initialize=4.0)
+    m.x = pyo.Var([0, 1], domain=pyo.NonNegativeReals)
+    m.c1 = pyo.Constraint(expr=m.x[0] + 2 * m.x[1] <= m.cap)
+    m.c2 = pyo.Constraint(expr=3 * m.x[0] + m.x[1] <= 6)
+    m.objective = pyo.Objective(expr=m.cost[0] * m.x[0] + m.cost[1] * m.x[1])
+    return m
+
+
+@pytest.mark.parametrize("solver", LP_SOLVERS)
+@pytest.mark.parametrize("change", ["objective", "rhs"])
+def test_persistent_resolve_after_a_param_change_equals_a_fresh_solve(solver, change):
+    m = parametric_lp()
+    persistent = PersistentSolver(m, solver)
+    persistent.solve()
+    for step in (1, 2):
+        fresh = parametric_lp()
+        for model in (m, fresh):
+            if change == "objective":
+                model.cost[0] = -1.0 - step
+                model.cost[1] = -0.5 * step
+            else:
+                model.cap = 4.0 + step
+        again = persistent.solve()
+        expected = solve(fresh, solver)
+        assert again.objective == pytest.approx(expected.objective)
+        assert [m.x[0].value, m.x[1].value] == pytest.approx([fresh.x[0].value, fresh.x[1].value])
+
+
+def test_solver_options_are_checked():
+    with pytest.raises(InvalidParameterError, match="time_limit must be > 0 seconds"):
+        SolverOptions(time_limit=0)
+    with pytest.raises(InvalidParameterError, match="threads must be >= 1"):
+        SolverOptions(threads=0)
+    with pytest.raises(InvalidParameterError, match="mip_gap must be finite and >= 0"):
+        solve(small_lp(), mip_gap=-1.0)
+
+
+# ----------------------------------------------------------------------------- matrices
+
+
+def test_highs_matrix_solver_changes_costs_and_bounds_in_place():
+    A = np.array([[1.0, 2.0], [3.0, 1.0]])
+    program = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0],
+                                [np.inf, np.inf], offset=10.0)
+    assert program.solve().objective == pytest.approx(7.2)
+    assert program.row_dual == pytest.approx([-0.4, -0.2])
+    assert program.col_value == pytest.approx([1.6, 1.2])
+    # Vertices (2, 0), (1.6, 1.2), (0, 2): max 2x + y is 4.4 at (1.6, 1.2).
+    program.set_costs([-2.0, -1.0])
+    assert program.solve().objective == pytest.approx(10 - 4.4)
+    # 3x + y <= 9 moves the vertex to (2.8, 0.6): 2x + y = 6.2 (beats (3, 0) with 6).
+    program.set_row_bounds([1], -np.inf, 9.0)
+    assert program.solve().objective == pytest.approx(10 - 6.2)
+    assert program.col_value == pytest.approx([2.8, 0.6])
+    with pytest.raises(InvalidDataError, match="cost must have 2 entries, got 3"):
+        program.set_costs([1.0, 2.0, 3.0])
+    with pytest.raises(InvalidDataError, match="row_upper contains NaN at position 1"):
+        HighsMatrixSolver([0, 0], A, [0, 0], [1, np.nan], [0, 0], [1, 1])
+    integer = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
+                                integrality=[True, True])
+    assert integer.solve().objective == pytest.approx(-2.0)
+    with pytest.raises(SolverError, match="no row duals"):
+        _ = integer.row_dual
+
+
+# ----------------------------------------------------------------------------- solver swap
+
+
+@pytest.mark.parametrize("solver", MIP_SOLVERS)
+def test_same_kmedoids_model_same_optimum_whatever_the_solver(solver):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(8, 2))
+    problem = ClusteringProblem.create(X, 3, ml=[(0, 1)], cl=[(2, 3), (1, 4)])
+    reference = build_kmedoids_model(problem)
+    expected = solve(reference, "appsi_highs").objective
+    m = build_kmedoids_model(problem)
+    assert solve(m, solver).objective == pytest.approx(expected, rel=1e-6)
+    assert kmedoids_labels(m)[1].size == 3
