@@ -26,28 +26,26 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing
-import os
-import platform
-import resource
 import sys
-import time
-import tracemalloc
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # run as a script: make the benchmarks package importable
+    sys.path.insert(0, str(HERE.parent))
+
+from benchmarks._scale_common import (  # noqa: E402
+    MIB,
+    add_instance_arguments,
+    machine,
+    markdown_table,
+    measured,
+    print_table,
+)
+from benchmarks._scale_common import instance as _instance  # noqa: E402
+
 ALGORITHMS = ("KMeans", "COPKMeans", "PCKMeans", "LCC")
-MIB = 1024.0 * 1024.0
-
-
-def _instance(n: int, d: int, k: int, m: int, cluster_std: float, seed: int):
-    from ccopt.generators import correct_constraints, make_gaussian_clusters
-
-    X, y = make_gaussian_clusters(n, k, n_features=d, cluster_std=cluster_std, random_state=seed)
-    return X, y, correct_constraints(y, m, random_state=seed + 1)
 
 
 def _fit_once(algorithm: str, n: int, d: int, k: int, m: int, cluster_std: float, seed: int,
@@ -61,34 +59,18 @@ def _fit_once(algorithm: str, n: int, d: int, k: int, m: int, cluster_std: float
     X, y, cons = _instance(n, d, k, m, cluster_std, seed)
     _ = cons.closure  # built once per Constraints object; counted as input, not as fit
     est = getattr(ccopt.cluster, algorithm)(k, random_state=seed)
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
-    if traced:
-        tracemalloc.start()
-    start = time.perf_counter()
-    est.fit(X, constraints=cons)
-    seconds = time.perf_counter() - start
-    peak_traced = tracemalloc.get_traced_memory()[1] if traced else float("nan")
-    if traced:
-        tracemalloc.stop()
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
+    _, measures = measured(lambda: est.fit(X, constraints=cons), traced)
     return {
-        "algorithm": algorithm, "seconds": seconds, "status": str(est.status_), "n_iter": est.n_iter_,
+        "algorithm": algorithm, "status": str(est.status_), "n_iter": est.n_iter_,
         "ml_violated": est.n_violations_["ml"], "cl_violated": est.n_violations_["cl"],
         "n_ml": cons.n_ml, "n_cl": cons.n_cl, "inertia": est.inertia_,
-        "nmi": normalized_mutual_info_score(y, est.labels_),
-        "rss_before_mib": rss_before / MIB, "rss_peak_mib": rss_after / MIB,
-        "traced_peak_mib": peak_traced / MIB, "traced": traced,
+        "nmi": normalized_mutual_info_score(y, est.labels_), "traced": traced, **measures,
     }
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--d", type=int, default=10)
-    parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--m", type=int, default=10_000, help="number of constraints")
-    parser.add_argument("--cluster-std", type=float, default=2.0)
-    parser.add_argument("--seed", type=int, default=0)
+    add_instance_arguments(parser)
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
     parser.add_argument("--csv", type=Path, default=HERE / "results" / "scale_kmeans_family.csv")
     parser.add_argument("--report", type=Path, default=HERE / "reports" / "scale_kmeans_family.md")
@@ -132,17 +114,11 @@ def main(argv=None) -> None:
               f"{r['inertia'] / base:.3f}" if base else "—", f"{r['rss_peak_mib']:.0f}",
               f"{r['rss_peak_mib'] - r['rss_before_mib']:.0f}", f"{r['traced_peak_mib']:.0f}"]
              for r in rows]
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *table, strict=True)]
-    print()
-    for row in [head, *table]:
-        print("  ".join(f"{x!s:<{w}}" for x, w in zip(row, widths, strict=True)))
+    print_table(head, table)
 
     dense_gib = 8.0 * args.n**2 / 1024**3
     data_mib = 8.0 * args.n * args.d / MIB
-    table_md = "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                         + ["| " + " | ".join(row) + " |" for row in table])
-    machine = (f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-               f"numpy {np.__version__}, {os.cpu_count()} cores")
+    table_md = markdown_table(head, table)
     given = sys.argv[1:] if argv is None else list(argv)
     report = f"""# Scale of the k-means family (KMeans, COP-kmeans, PCKmeans, LCC)
 
@@ -151,7 +127,7 @@ n = {args.n:,} objects, d = {args.d}, k = {args.k}, {args.m:,} constraints ({row
 centre coordinates N(0, 5) and point spread {args.cluster_std}; seed {args.seed}; every estimator with
 its defaults (KMeans and COP-kmeans 10 restarts, PCKmeans and LCC one run).
 
-Machine: {machine}. Timings were taken on a loaded, shared 2-core machine (other agents were
+Machine: {machine()}. Timings were taken on a loaded, shared 2-core machine (other agents were
 running), so they are noisy; each fit ran alone in a fresh process.
 
 Command: `{" ".join(["python benchmarks/bench_scale_kmeans_family.py", *given])}`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -12,6 +13,7 @@ from ccopt.exceptions import InfeasibleConstraintsError, InvalidDataError, Inval
 __all__ = [
     "check_choice",
     "check_data",
+    "check_labels",
     "check_n_clusters",
     "check_nonnegative",
     "check_positive_int",
@@ -64,6 +66,48 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
             f"{name} contains {what} at row {row}, column {col} ({n_bad} non-finite value(s) in "
             "all); impute or drop those rows first."
         )
+    return arr
+
+
+def check_labels(labels, name: str = "labels", n_samples: int | None = None, *,
+                 allow_empty: bool = False) -> np.ndarray:
+    """Return ``labels`` as a 1-D array of comparable values (one cluster or class per object).
+
+    Any values that can be sorted are accepted (integers, strings, finite floats); labels
+    are identifiers, so their dtype is kept.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``labels`` is not 1-D, is empty (unless ``allow_empty``), has not ``n_samples``
+        entries, holds NaN/inf (NaN would never equal itself, so every pair would look
+        split), or mixes values that cannot be compared (e.g. numbers and ``None``).
+    """
+    try:
+        arr = np.asarray(labels)
+    except Exception as exc:  # ragged lists and the like
+        raise InvalidParameterError(f"{name} could not be read as a 1-D array: {exc}") from exc
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"{name} must be 1-D (n_samples,), got shape {arr.shape}.")
+    if arr.shape[0] == 0 and not allow_empty:
+        raise InvalidParameterError(f"{name} is empty.")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise InvalidParameterError(f"{name} has {arr.shape[0]} entries, expected {n_samples}.")
+    if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+        raise InvalidParameterError(
+            f"{name} contains a non-finite value at position {int(np.flatnonzero(~np.isfinite(arr))[0])}.")
+    if arr.dtype == object:
+        # Object arrays only: a Python loop over them is the price of their generality.
+        for position, value in enumerate(arr.tolist()):
+            if isinstance(value, numbers.Real) and not math.isfinite(value):
+                raise InvalidParameterError(f"{name} contains a non-finite value at position {position}.")
+        try:
+            np.unique(arr)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in arr.tolist()})
+            raise InvalidParameterError(
+                f"{name} mixes values that cannot be compared ({', '.join(kinds)}); use integer or "
+                "string labels.") from None
     return arr
 
 

@@ -7,6 +7,7 @@ change it inside a ``with`` block.
 from __future__ import annotations
 
 import contextlib
+import logging
 import numbers
 from collections.abc import Iterator
 
@@ -14,7 +15,11 @@ from ccopt.exceptions import InvalidParameterError, MemoryBudgetError
 
 __all__ = ["check_dense_memory", "config_context", "get_config", "set_config"]
 
+logger = logging.getLogger(__name__)
+
 _GIB = 1024**3
+# Dense allocations from this size on are announced at INFO level before they are made.
+_ANNOUNCE_BYTES = 64 * 1024**2
 _config: dict[str, object] = {"max_dense_bytes": 4 * _GIB}
 
 
@@ -74,6 +79,9 @@ def config_context(**settings) -> Iterator[None]:
 def check_dense_memory(shape: tuple[int, ...], *, itemsize: int = 8, what: str = "array") -> int:
     """Refuse a dense allocation larger than ``max_dense_bytes``; return its size in bytes.
 
+    An allocation that is allowed is announced in the log before it is made (INFO level
+    from 64 MiB on, DEBUG below), so a user sees how much memory a dense route takes.
+
     Parameters
     ----------
     shape : tuple of int
@@ -92,12 +100,15 @@ def check_dense_memory(shape: tuple[int, ...], *, itemsize: int = 8, what: str =
     for dim in shape:
         n_bytes *= int(dim)
     limit = int(_config["max_dense_bytes"])
+    dims = " x ".join(str(int(d)) for d in shape)
     if n_bytes > limit:
-        dims = " x ".join(str(int(d)) for d in shape)
         raise MemoryBudgetError(
             f"The {what} ({dims}) needs {n_bytes / _GIB:.2f} GiB, more than the configured "
             f"bound of {limit / _GIB:.2f} GiB. Use a method that needs no dense matrix (for "
             "example criterion='mssc'), subsample the data, or raise the bound with "
             "ccopt.set_config(max_dense_bytes=...)."
         )
+    logger.log(logging.INFO if n_bytes >= _ANNOUNCE_BYTES else logging.DEBUG,
+               "The %s (%s) takes %.3f GiB (bound %.2f GiB, ccopt.set_config(max_dense_bytes=...)).",
+               what, dims, n_bytes / _GIB, limit / _GIB)
     return n_bytes

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from ccopt._validation import check_positive_int
+from ccopt._validation import check_labels, check_positive_int
 from ccopt.exceptions import (
     ConflictingConstraintError,
     DataFormatError,
@@ -506,8 +506,24 @@ class Constraints:
 
     @classmethod
     def from_labels(cls, labels, pairs, *, n_samples: int | None = None) -> Constraints:
-        """Label each pair from ground truth: ML when both objects share a label, CL otherwise."""
-        labels = np.asarray(labels).reshape(-1)
+        """Label each pair from ground truth: ML when both objects share a label, CL otherwise.
+
+        Parameters
+        ----------
+        labels : array-like of shape (n_samples,)
+            Ground-truth class of every object (integers, strings or finite floats).
+        pairs : array-like of int, shape (m, 2)
+        n_samples : int, optional
+            Defaults to ``len(labels)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``labels`` not 1-D, empty, with NaN/inf or with values that cannot be compared.
+        InvalidConstraintError
+            A malformed pair or an index beyond the labels.
+        """
+        labels = check_labels(labels, "labels")
         arr = _as_index_pairs(pairs, "pairs", lambda r: f"row {r}")
         n = labels.shape[0] if n_samples is None else n_samples
         if arr.size and arr.max() >= labels.shape[0]:
@@ -660,7 +676,7 @@ class Constraints:
 
     # ------------------------------------------------------------------ labellings
     def _check_labels(self, labels) -> np.ndarray:
-        labels = np.asarray(labels).reshape(-1)
+        labels = check_labels(labels, "labels", allow_empty=True)
         if len(self) and (self.pairs.max() >= labels.shape[0]):
             raise InvalidParameterError(
                 f"labels has {labels.shape[0]} entries but a constraint refers to object "
@@ -807,8 +823,18 @@ class MustLinkClosure:
         return centers, weights
 
     def expand(self, super_labels) -> np.ndarray:
-        """Labels per object from labels per super-instance."""
-        return np.asarray(super_labels)[self.component]
+        """Labels per object from labels per super-instance.
+
+        Parameters
+        ----------
+        super_labels : array-like of shape (n_super,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        super_labels = check_labels(super_labels, "super_labels", self.n_super)
+        return super_labels[self.component]
 
     def members(self, super_index: int) -> np.ndarray:
         """Objects of one super-instance."""
@@ -883,10 +909,23 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     Returns
     -------
     FeasibilityReport
+
+    Raises
+    ------
+    InvalidParameterError
+        ``constraints`` without ``n_samples`` or not a :class:`Constraints`, or a parameter
+        that is not a (positive, for ``n_clusters`` and ``max_cluster_size``) integer.
     """
     import networkx as nx
 
     k = check_positive_int(n_clusters, "n_clusters")
+    if not isinstance(constraints, Constraints):
+        raise InvalidParameterError(
+            f"constraints must be a ccopt.Constraints object, got {type(constraints).__name__}.")
+    if max_cluster_size is not None:
+        max_cluster_size = check_positive_int(max_cluster_size, "max_cluster_size")
+    clique_search_limit = check_positive_int(clique_search_limit, "clique_search_limit", minimum=0)
+    random_state = check_positive_int(random_state, "random_state", minimum=0)
     n = constraints.n_samples
     if n is None:
         raise InvalidParameterError("check_feasibility needs constraints built with n_samples.")

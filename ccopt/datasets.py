@@ -102,6 +102,13 @@ class Dataset:
                 f"n_clusters={self.n_clusters}, constraint_sets={list(self.constraint_sets)})")
 
 
+def _check_path(value, name: str) -> str:
+    """A file or folder name given as ``str`` or path-like (``open(3)`` would read file descriptor 3)."""
+    if isinstance(value, str | PathLike):
+        return os.fspath(value)
+    raise InvalidParameterError(f"{name} must be a file or folder name (str or path-like), got {value!r}.")
+
+
 # ----------------------------------------------------------------------------- scikit-learn
 _SKLEARN = {"iris": "load_iris", "wine": "load_wine", "breast_cancer": "load_breast_cancer",
             "digits": "load_digits"}
@@ -179,7 +186,13 @@ def load_digits() -> Dataset:
 
 # ----------------------------------------------------------------------------- CSV reader
 def _read_table(path: str, delimiter: str) -> tuple[list[str], list[list[str]], list[int]]:
-    """Header, data rows (as strings) and their 1-based line numbers; checks field counts."""
+    """Header, data rows (as strings) and their 1-based line numbers; checks field counts.
+
+    Blank lines are skipped. A row of empty fields (``,,``) is not blank: it is a data row
+    whose values are all missing and is reported as such, since skipping it would shift the
+    number of every later object (constraints refer to objects by data row). In a file with
+    one column a missing value must therefore be written ``NA``, ``NaN`` or ``?``.
+    """
     rows, lines = [], []
     try:
         # utf-8-sig: a spreadsheet's byte-order mark must not glue onto the first column name
@@ -187,7 +200,7 @@ def _read_table(path: str, delimiter: str) -> tuple[list[str], list[list[str]], 
             reader = csv.reader(handle, delimiter=delimiter)
             header = None
             for fields in reader:
-                if not fields or all(not f.strip() for f in fields):
+                if not fields or (header is None and all(not f.strip() for f in fields)):
                     continue
                 if header is None:
                     header = [h.strip() for h in fields]
@@ -280,8 +293,12 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     InvalidDataError
         A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
         names the data row, the line and the column).
+    InvalidParameterError
+        ``path`` not a str or path-like, or ``delimiter`` not a single character.
     """
-    path = str(path)
+    path = _check_path(path, "path")
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
     header, rows, lines = _read_table(path, delimiter)
     cells = np.array(rows, dtype=str)
     labels = label_names = None
@@ -320,7 +337,7 @@ def datasets_root(root: str | PathLike | None = None) -> Path:
         If no such folder exists.
     """
     if root is not None:
-        where, folder = "root", Path(root)
+        where, folder = "root", Path(_check_path(root, "root"))
     elif os.environ.get(ENV_VAR):
         where, folder = f"${ENV_VAR}", Path(os.environ[ENV_VAR])
     else:
@@ -351,7 +368,7 @@ def load_folder(path: str | PathLike, *, name: str | None = None, label_column: 
         (``constraints_p15.csv`` -> ``"p15"``); a file named ``constraints.csv`` gets the key
         ``"constraints"``. A folder without constraint files gives an empty mapping.
     """
-    folder = Path(path)
+    folder = Path(_check_path(path, "path"))
     if not folder.is_dir():
         raise InvalidParameterError(f"{str(folder)!r} is not a folder.")
     data = load_csv(folder / "data.csv", label_column=label_column, name=name or folder.name)
@@ -384,6 +401,8 @@ def load_benchmark(name: str, *, root: str | PathLike | None = None) -> Dataset:
     -------
     Dataset
     """
+    if not isinstance(name, str) or not name:
+        raise InvalidParameterError(f"name must be the name of a data set folder (a non-empty str), got {name!r}.")
     base = datasets_root(root)
     folder = base / name
     if not (folder / "data.csv").is_file():

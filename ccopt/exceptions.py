@@ -29,9 +29,10 @@ exception                                 raised when
                                           that should be feasible, no solution loaded)
 :class:`MemoryBudgetError`                a method would allocate a dense array larger than the
                                           configured bound (:func:`ccopt.set_config`)
-:class:`ClusteringDeadEndError`           a greedy hard-constrained algorithm (COP-kmeans) found
+:class:`ClusteringDeadEndError`           a greedy hard-constrained algorithm (COP-kmeans,
+                                          PCKmeans/PCS with hard cannot-links, ML-kmeans) found
                                           an object with no admissible cluster in every restart
-:class:`NotFittedError`                   an estimator's fitted attribute is used before ``fit``
+:class:`NotFittedError`                   an estimator's fitted attribute is read before ``fit``
 ========================================  =========================================================
 
 Warnings: :class:`DuplicateConstraintWarning` (duplicate pairs were merged),

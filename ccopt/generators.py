@@ -39,7 +39,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
+from ccopt._validation import (
+    check_labels,
+    check_nonnegative,
+    check_positive_int,
+    check_random_state,
+)
 from ccopt.constraints import CL, ML, Constraints
 from ccopt.exceptions import InvalidParameterError
 
@@ -139,14 +144,9 @@ class SyntheticInstance:
 # ----------------------------------------------------------------------------- validation
 def _check_labels(labels) -> np.ndarray:
     """Ground-truth labels as codes 0..k-1 (any hashable, sortable values are accepted)."""
-    arr = np.asarray(labels)
-    if arr.ndim != 1:
-        raise InvalidParameterError(f"labels must be 1-D (n_samples,), got shape {arr.shape}.")
+    arr = check_labels(labels, "labels", allow_empty=True)
     if arr.shape[0] < 2:
         raise InvalidParameterError(f"labels must have at least 2 entries to form a pair, got {arr.shape[0]}.")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise InvalidParameterError(f"labels contains a non-finite value at position {bad}.")
     _, codes = np.unique(arr, return_inverse=True)
     return codes.reshape(-1).astype(np.int64)
 
@@ -160,6 +160,18 @@ def _check_fraction(value, name: str, *, allow_zero: bool = False) -> float:
         bound = "[0, 1]" if allow_zero else "(0, 1]"
         raise InvalidParameterError(f"{name} must lie in {bound}, got {value}.")
     return value
+
+
+def _check_fractions(fractions, name: str) -> list[float]:
+    """A non-empty sequence of distinct fractions in (0, 1], sorted ascending."""
+    if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Sequence | np.ndarray):
+        raise InvalidParameterError(f"{name} must be a sequence of numbers in (0, 1], got {fractions!r}.")
+    fracs = sorted(_check_fraction(f, name) for f in fractions)
+    if not fracs:
+        raise InvalidParameterError(f"{name} must list at least one fraction in (0, 1].")
+    if len(set(fracs)) != len(fracs):
+        raise InvalidParameterError(f"{name} must be distinct, got {list(fractions)}.")
+    return fracs
 
 
 def _count(value, name: str) -> int:
@@ -454,9 +466,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
         Keyed ``"p15"``, ``"p20"``, ... (``round(100 f)``), in ascending ``f``.
     """
     y = _check_labels(labels)
-    fracs = sorted(_check_fraction(f, "fractions") for f in fractions)
-    if len(set(fracs)) != len(fracs):
-        raise InvalidParameterError(f"fractions must be distinct, got {list(fractions)}.")
+    fracs = _check_fractions(fractions, "fractions")
     err = _check_fraction(error_fraction, "error_fraction", allow_zero=True)
     rng = check_random_state(random_state)
     classes = _Classes(y)
@@ -544,6 +554,7 @@ def cs_constraints(labels, fraction, *, sampling: str = "complete", random_state
         Pairs ``(i, j)`` with ``i < j``; for "complete" in lexicographic order, for "pairs"
         in draw order. Empty when ``n_f < 2``.
     """
+    fraction = _check_fraction(fraction, "fraction")
     return next(iter(cs_constraint_sets(labels, (fraction,), sampling=sampling,
                                         random_state=random_state, suffix="").values()))
 
@@ -574,7 +585,7 @@ def cs_constraint_sets(labels, fractions: Sequence[float] = (0.05, 0.10, 0.15, 0
         Keyed ``"CS5-regenerated"``, ... (``round(100 f)``), in ascending ``f``.
     """
     y = _check_labels(labels)
-    fracs = sorted(_check_fraction(f, "fraction") for f in fractions)
+    fracs = _check_fractions(fractions, "fractions")
     sampling = _check_sampling(sampling)
     rng = check_random_state(random_state)
     classes = _Classes(y)

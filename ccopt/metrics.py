@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccopt._validation import check_choice, check_data
+from ccopt._validation import check_choice, check_data, check_labels
 from ccopt.config import check_dense_memory
 from ccopt.constraints import ViolationReport, as_constraints
 from ccopt.exceptions import InvalidParameterError
@@ -41,23 +41,9 @@ __all__ = [
 ]
 
 
-def _check_labelling(labels, name: str, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(labels)
-    if arr.ndim != 1:
-        raise InvalidParameterError(f"{name} must be 1-D (n_samples,), got shape {arr.shape}.")
-    if arr.shape[0] == 0:
-        raise InvalidParameterError(f"{name} is empty.")
-    if n is not None and arr.shape[0] != n:
-        raise InvalidParameterError(f"{name} has {arr.shape[0]} entries, expected {n}.")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise InvalidParameterError(
-            f"{name} contains a non-finite value at position {int(np.flatnonzero(~np.isfinite(arr))[0])}.")
-    return arr
-
-
 def _check_pair(labels_true, labels_pred) -> tuple[np.ndarray, np.ndarray]:
-    true = _check_labelling(labels_true, "labels_true")
-    pred = _check_labelling(labels_pred, "labels_pred", true.shape[0])
+    true = check_labels(labels_true, "labels_true")
+    pred = check_labels(labels_pred, "labels_pred", true.shape[0])
     return true, pred
 
 
@@ -153,7 +139,7 @@ def wcss(X, labels) -> float:
     float
     """
     X = check_data(X)
-    labels = _check_labelling(labels, "labels", X.shape[0])
+    labels = check_labels(labels, "labels", X.shape[0])
     _, inverse = np.unique(labels, return_inverse=True)
     inverse = inverse.reshape(-1)
     counts = np.bincount(inverse)
@@ -206,7 +192,7 @@ def kmedoids_objective(X, labels, medoids=None, *, metric: str = "euclidean",
     """
     X = check_data(X)
     n = X.shape[0]
-    labels = _check_labelling(labels, "labels", n)
+    labels = check_labels(labels, "labels", n)
     if medoids is not None:
         med = np.asarray(medoids)
         if med.ndim != 1 or not np.issubdtype(med.dtype, np.integer):
@@ -252,7 +238,7 @@ def violations(labels, constraints=None, *, ml=None, cl=None) -> ViolationReport
     ViolationReport
         ``n_ml``, ``n_cl``, ``total`` and, aligned with the constraints' order, ``violated``.
     """
-    labels = _check_labelling(labels, "labels")
+    labels = check_labels(labels, "labels")
     cons = as_constraints(constraints, ml=ml, cl=cl, n_samples=labels.shape[0])
     return cons.violations(labels)
 

@@ -21,8 +21,6 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import ccopt
 from ccopt.datasets import load_iris
 from ccopt.generators import noisy_constraints

@@ -15,6 +15,8 @@ estimator              algorithm
 =====================  ==============================================================
 """
 
+import sys
+import types
 from importlib import import_module
 
 _LAZY = {
@@ -39,6 +41,26 @@ _LAZY = {
 }
 
 __all__ = sorted(_LAZY)
+
+
+class _Package(types.ModuleType):
+    """This package's module type: a public name is never replaced by a submodule.
+
+    Each function twin has the name of the module that defines it (``kmeans`` in
+    ``ccopt.cluster.kmeans``, ...). Importing a submodule makes the import system bind it as
+    an attribute of its package, which would hide the twin: ``ccopt.cluster.kmeans`` would be
+    the function or the module depending on what some other code imported first. Refusing
+    that one binding keeps ``ccopt.cluster.<twin>`` the function; the submodules stay
+    importable by their full names (``from ccopt.cluster.kmeans import ...``).
+    """
+
+    def __setattr__(self, name, value):
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name):

@@ -126,3 +126,12 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit first.")
+
+    def __getattr__(self, name: str):
+        # Only reached when normal lookup fails: a public name ending in "_" is a fitted
+        # attribute read before fit. NotFittedError subclasses AttributeError, so hasattr()
+        # and getattr(..., default) keep working (scikit-learn's checks rely on them).
+        if name.endswith("_") and not name.startswith("_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet, so it has no {name}; "
+                                 "call fit first.")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

@@ -3,10 +3,21 @@
 :func:`impact_scores` is the entry point; :class:`ImpactScoreResult` holds the scores and
 the evidence (bounds, gap, history, best feasible clustering). The parts: the subgradient
 driver (:mod:`.driver`, Algorithm 1), lower-bounding oracles (:mod:`.oracles`), the repair
-routine (:mod:`.repair`, Algorithm 2), and the multiplier algebra (:mod:`.multipliers`).
+routine (:mod:`.repair`, Algorithm 2), the multiplier algebra (:mod:`.multipliers`), the
+Pyomo routes (:mod:`.lp_routes`), and the paper's baselines and companions
+(:mod:`.baselines`: naive, optimistic, pessimistic, Davidson's informativeness and
+coherence, the k sweep of Fig. 3).
 """
 
 from ccopt.lagrange.api import METHODS, impact_scores
+from ccopt.lagrange.baselines import (
+    coherence,
+    erroneous_fraction_by_k,
+    informativeness,
+    naive_baseline,
+    optimistic_baseline,
+    pessimistic_baseline,
+)
 from ccopt.lagrange.driver import History, SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.repair import RepairResult, repair_labels
@@ -20,8 +31,14 @@ __all__ = [
     "PairwiseOperator",
     "RepairResult",
     "SubgradientConfig",
+    "coherence",
+    "erroneous_fraction_by_k",
     "impact_scores",
+    "informativeness",
+    "naive_baseline",
     "normalize_scores",
+    "optimistic_baseline",
+    "pessimistic_baseline",
     "repair_labels",
     "run_subgradient",
 ]

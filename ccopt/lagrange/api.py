@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
-from ccopt._validation import check_choice, check_random_state
+from ccopt._validation import check_choice, check_random_state, check_time_limit
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
@@ -84,8 +85,11 @@ def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Sett
     if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0.0 <= float(tau) < 1.0:
         raise InvalidParameterError(f"tau must lie in [0, 1), got {tau!r}.")
     score_from = check_choice(score_from, "score_from", ("best", "average"))
-    if solver is not None and not isinstance(solver, str):
-        raise InvalidParameterError(f"solver must be a Pyomo solver name, got {solver!r}.")
+    if solver is not None:
+        from ccopt.solvers import check_solver
+
+        # A named solver must exist even when this method needs none: a typo never passes silently.
+        check_solver(solver)
     return _Setting(criterion, method, float(epsilon), float(tau), score_from, solver)
 
 
@@ -94,10 +98,10 @@ def _truth(constraints, labels_true, erroneous, n_samples) -> np.ndarray | None:
     if labels_true is not None and erroneous is not None:
         raise InvalidParameterError("Give either labels_true or erroneous, not both.")
     if labels_true is not None:
-        labels = np.asarray(labels_true).reshape(-1)
-        if labels.shape[0] != n_samples:
+        labels = np.asarray(labels_true)
+        if labels.ndim != 1 or labels.shape[0] != n_samples:
             raise InvalidParameterError(
-                f"labels_true has {labels.shape[0]} entries, expected n_samples={n_samples}."
+                f"labels_true must be 1-D with n_samples={n_samples} entries, got shape {labels.shape}."
             )
         return ~constraints.is_correct(labels)
     if erroneous is not None:
@@ -131,6 +135,7 @@ class _Predictor:
         return normalized, normalized > self.tau
 
 
+@with_single_blas_thread
 def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterion: str = "kmedoids",
                   method: str | None = None, epsilon: float = 0.5, max_iter: int = 1000,
                   time_limit: float | None = None, gap_tol: float = 1e-4,
@@ -230,6 +235,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     """
     start = time.perf_counter()
     setting = _check_setting(criterion, method, epsilon, tau, score_from, solver)
+    repair_time_limit = check_time_limit(repair_time_limit, "repair_time_limit")
+    if repair_time_limit is None:
+        raise InvalidParameterError("repair_time_limit must be a positive number of seconds, got None.")
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl)
     cons = problem.constraints
     if repair_every is None:
@@ -328,14 +336,18 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
     return float(value), labels
 
 
-def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
-    from sklearn.cluster import KMeans
+def _unconstrained_kmeans(X: np.ndarray, k: int, rng):
+    """Best of 10 k-means++ runs without constraints: the lower-bound oracles' first solution."""
+    from ccopt.cluster.kmeans import KMeans
 
+    return KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1))).fit(X)
+
+
+def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
     from ccopt.metrics import wcss
 
     X, k = problem.X, problem.n_clusters
-    seed = int(rng.integers(2**31 - 1))
-    km = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(X)
+    km = _unconstrained_kmeans(X, k, rng)
     initial_upper, initial_labels = _feasible_start(
         problem, rng, deadline, lambda labels: wcss(X, labels), km.labels_, squared_distances(X, km.cluster_centers_)
     )
@@ -377,12 +389,9 @@ def pairwise_distances_checked(X: np.ndarray) -> np.ndarray:
 
 
 def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
-    from sklearn.cluster import KMeans
-
     X, k = problem.X, problem.n_clusters
     distances = pairwise_distances_checked(X)
-    seed = int(rng.integers(2**31 - 1))
-    km_labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(X).labels_
+    km_labels = _unconstrained_kmeans(X, k, rng).labels_
     medoids = _medoids_of(distances, km_labels)
     initial_upper, initial_labels = _feasible_start(
         problem, rng, deadline, lambda labels: kmedoids_cost(distances, labels),

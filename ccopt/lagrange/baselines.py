@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ccopt._parallel import parallel_map, task_seeds
+from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import (
     check_choice,
@@ -65,7 +66,7 @@ from ccopt._validation import (
     check_random_state,
     check_time_limit,
 )
-from ccopt.constraints import Constraints, as_constraints
+from ccopt.constraints import Constraints, as_constraints, check_feasibility
 from ccopt.exceptions import (
     ClusteringDeadEndError,
     ConvergenceWarning,
@@ -189,8 +190,9 @@ class BaselineResult:
         A solution of cost ``base_cost``.
     status : Status
         ``optimal`` (every solve exact and optimal), ``feasible`` (heuristic solves),
-        ``time_limit`` (some solve stopped on its limit or was skipped), ``infeasible`` (no
-        base solution).
+        ``time_limit`` (some solve stopped on its limit or was skipped), ``interrupted``
+        (Ctrl-C: the re-solves that finished are used, the others count as failed),
+        ``infeasible`` (no base solution).
     seconds : float
     per_run_time_limit : float or None
         ``T_b``.
@@ -277,7 +279,7 @@ class KSweepResult:
     results : list of ImpactScoreResult or None
         One per ``k`` (None where the constraints cannot hold with ``k`` clusters).
     errors : dict of int to str
-        Why the run for a ``k`` failed.
+        Why the run for a ``k`` failed (or that Ctrl-C stopped the sweep before it).
     seconds : float
     """
 
@@ -339,6 +341,29 @@ def _resolve_mode(solver_mode: str, criterion: str, n_samples: int) -> str:
     if solver_mode == "auto":
         return "exact" if criterion == "kmedoids" and n_samples <= EXACT_MAX_SAMPLES else "heuristic"
     return solver_mode
+
+
+def _fan_out(function, tasks: list, n_jobs: int, progress: bool, desc: str) -> tuple[list, bool]:
+    """``parallel_map`` in chunks, so that Ctrl-C keeps the finished tasks.
+
+    Returns the results in task order, ``None`` for the tasks that did not run, and whether
+    the loop was interrupted.
+    """
+    from joblib import effective_n_jobs
+
+    results: list = [None] * len(tasks)
+    chunk = 1 if n_jobs == 1 else 4 * effective_n_jobs(n_jobs)
+    with progress_bar(len(tasks), enabled=progress, desc=desc) as bar:
+        try:
+            for lo in range(0, len(tasks), chunk):
+                part = parallel_map(function, tasks[lo:lo + chunk], n_jobs=n_jobs)
+                results[lo:lo + len(part)] = part
+                bar.update(len(part))
+        except KeyboardInterrupt:
+            logger.warning("%s interrupted after %d of %d tasks; returning what finished",
+                           desc, sum(r is not None for r in results), len(tasks))
+            return results, True
+    return results, False
 
 
 # ----------------------------------------------------------------------------- solving one program
@@ -827,7 +852,7 @@ def coherence(X, *, ml=None, cl=None, constraints=None, chunk_size: int = 1_000_
 # ----------------------------------------------------------------------------- optimistic / pessimistic
 def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, criterion: str = "kmedoids",
                         solver_mode: str = "auto", tau: float = 0.15, n_init: int = 10,
-                        time_limit: float | None = None, reuse_solutions: bool = True,
+                        time_limit: float | None = None, reuse_solutions: bool = False,
                         solver: str = DEFAULT_SOLVER, random_state=None, n_jobs: int | None = 1,
                         progress: bool = True, labels_true=None, erroneous=None) -> BaselineResult:
     """The optimistic baseline of Sec. 4.2: what does dropping one constraint gain?
@@ -864,14 +889,18 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
         Restarts of every heuristic solve.
     time_limit : float, optional
         ``T_s``: every solve gets ``T_b = time_limit / p`` (module docstring).
-    reuse_solutions : bool, default=True
-        Use every solution found by any run where it is feasible: ``Z_B`` is the best
-        solution found that satisfies all constraints, ``Z_uv`` the best one that satisfies
-        all but ``(u, v)`` (so ``Z_uv <= Z_B`` always), and each heuristic re-solve starts one
-        restart from the base solution. Exact solves are unchanged by it; heuristic ones
-        lose most of their noise. False: the paper's protocol, independent runs and raw
-        differences (heuristic scores may then be positive or slightly negative, which the
-        normalisation and ``tau`` absorb).
+    reuse_solutions : bool, default=False
+        False: the paper's protocol (Sec. 4.3), independent runs and raw differences;
+        heuristic scores may then be positive or slightly negative, which the normalisation
+        and ``tau`` absorb. True: use every solution found by any run where it is feasible
+        (``Z_B`` is the best solution found that satisfies all constraints, ``Z_uv`` the best
+        one that satisfies all but ``(u, v)``, so ``Z_uv <= Z_B`` always) and start one
+        restart of each heuristic re-solve from the base solution. Exact solves give the
+        same scores either way; heuristic ones come closer to the exact scores, which is
+        not always the better predictor: the exact optimistic score is 0 for every tied
+        constraint (Fig. 4), and the exact pessimistic score is 0 for every constraint
+        that some optimal unconstrained clustering satisfies, which on data with many
+        equivalent optima (a grid such as Balance) is nearly every constraint.
     solver : str, default="appsi_highs"
         Pyomo solver of the exact mode.
     random_state : int, numpy.random.Generator or None
@@ -893,7 +922,11 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
     ------
     InvalidDataError, InvalidConstraintError, InvalidParameterError
     InfeasibleConstraintsError
-        The constraints cannot all hold with ``n_clusters`` clusters (no ``Z_B``).
+        The constraints cannot all hold with ``n_clusters`` clusters (no ``Z_B``): a
+        cannot-link inside a must-link chain, fewer must-link groups than clusters, a
+        cannot-link clique larger than ``n_clusters``, or an exact solve proving it. When a
+        heuristic finds no base solution without such a proof, the result has status
+        ``infeasible`` and NaN scores instead.
     SolverNotAvailableError
         Exact mode with a solver that is not installed.
     MemoryBudgetError
@@ -915,7 +948,7 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
 
 def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, criterion: str = "kmedoids",
                          solver_mode: str = "auto", tau: float = 0.0, n_init: int = 10,
-                         time_limit: float | None = None, reuse_solutions: bool = True,
+                         time_limit: float | None = None, reuse_solutions: bool = False,
                          solver: str = DEFAULT_SOLVER, random_state=None, n_jobs: int | None = 1,
                          progress: bool = True, labels_true=None, erroneous=None) -> BaselineResult:
     """The pessimistic baseline of Sec. 4.2: what does imposing one constraint alone cost?
@@ -929,13 +962,14 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
 
     normalised per kind by the smallest score of the kind, and predicted erroneous iff the
     normalised score exceeds ``tau`` (the paper's best threshold for this approach, 0). With
-    exact solves a constraint is predicted erroneous exactly when every optimal
-    unconstrained clustering violates it. Its blind spot (Fig. 5): correct constraints that
-    only make sense together each look costly alone.
+    exact solves and ``tau = 0`` a constraint is predicted erroneous exactly when every
+    optimal unconstrained clustering violates it: when that clustering is unique, this is
+    the naive baseline (:func:`naive_baseline`) run on the optimal clustering. Its blind
+    spot (Fig. 5): correct constraints that only make sense together each look costly alone.
 
     A constraint that the base solution satisfies has ``Z_uv = Z_B`` when the base solve is
     optimal (the base solution is feasible with the constraint), so it is not re-solved;
-    with ``reuse_solutions`` this shortcut is taken for heuristic solves too. The whole set
+    with ``reuse_solutions=True`` this shortcut is taken for heuristic solves too. The whole set
     need not be satisfiable (each constraint is used alone), so contradictory sets are
     accepted.
 
@@ -945,12 +979,13 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
         As in :func:`optimistic_baseline`.
     tau : float, default=0.0
         Threshold on the normalised scores, in [0, 1).
-    reuse_solutions : bool, default=True
-        Use every solution found where it is feasible: ``Z_B`` is the best solution found
-        by any run (all are feasible without constraints) and ``Z_uv`` the best one that
-        satisfies ``(u, v)``, so ``Z_uv >= Z_B`` always; heuristic re-solves start one
-        restart from the base solution. False: the paper's protocol (independent runs, raw
-        differences; only exact optimal base solves skip re-solves).
+    reuse_solutions : bool, default=False
+        False: the paper's protocol (independent runs, raw differences; only an exact,
+        optimal base solve lets satisfied constraints skip their re-solve). True: use every
+        solution found where it is feasible (``Z_B`` is the best solution found by any run,
+        all being feasible without constraints, and ``Z_uv`` the best one that satisfies
+        ``(u, v)``, so ``Z_uv >= Z_B`` always) and start one restart of each heuristic
+        re-solve from the base solution.
 
     Returns
     -------
@@ -1005,6 +1040,15 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     base_mask = everything if optimistic else ~everything
     base = _run_task(_Task(engine, cons.pairs[base_mask], cons.kinds[base_mask], seeds[0], per_run, stop_at, None))
     if optimistic and base.labels is None:
+        # No Z_B: raise when the constraints provably cannot hold together (the closure checks
+        # of ClusteringProblem.create do not look for cannot-link cliques); otherwise the
+        # heuristic merely failed, and the result says so.
+        check_feasibility(cons, problem.n_clusters).raise_if_infeasible()
+        if mode == "exact" and base.status is Status.INFEASIBLE:
+            raise InfeasibleConstraintsError(
+                f"The k-medoids integer program with all {p} constraints has no solution with "
+                f"n_clusters={problem.n_clusters} ({base.message}).",
+                certificate=f"{solver}: integer program infeasible")
         logger.warning("optimistic baseline: the base program found no solution (%s)", base.message)
 
     # Which constraints to re-solve, and the program of each.
@@ -1018,7 +1062,9 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
         keep = everything.copy() if optimistic else ~everything
         keep[c] = not optimistic
         tasks.append(_Task(engine, cons.pairs[keep], cons.kinds[keep], seeds[1 + c], per_run, stop_at, warm))
-    runs = parallel_map(_run_task, tasks, n_jobs=n_jobs, progress=progress, desc=f"{approach} re-solves")
+    runs, interrupted = _fan_out(_run_task, tasks, n_jobs, progress, f"{approach} re-solves")
+    runs = [run if run is not None else _Solved(None, math.inf, Status.INTERRUPTED, "interrupted", 0.0)
+            for run in runs]
 
     base_cost, costs, base_labels = _combine(approach, cons, base, todo, runs, reuse)
     tolerance = _ZERO_TOL * max(1.0, abs(base_cost)) if math.isfinite(base_cost) else 0.0
@@ -1034,6 +1080,8 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     statuses = [base.status] + [run.status for run in runs]
     if not math.isfinite(base_cost):
         status = Status.INFEASIBLE
+    elif interrupted:
+        status = Status.INTERRUPTED
     elif Status.TIME_LIMIT in statuses:
         status = Status.TIME_LIMIT
     elif mode == "exact" and all(s is Status.OPTIMAL for s in statuses):
@@ -1189,7 +1237,8 @@ def erroneous_fraction_by_k(X, ks, *, ml=None, cl=None, constraints=None, criter
                   time_limit=None if time_limit is None else time_limit / k_values.size,
                   erroneous=None if truth is None else cons.to_given(truth))
     tasks = [(data, int(k), cons, seed, shared) for k, seed in zip(k_values, seeds, strict=True)]
-    outputs = parallel_map(_sweep_task, tasks, n_jobs=n_jobs, progress=progress, desc="k sweep")
+    outputs, _ = _fan_out(_sweep_task, tasks, n_jobs, progress, "k sweep")
+    outputs = [out if out is not None else (None, "interrupted before this k ran") for out in outputs]
 
     fraction = np.full(k_values.size, np.nan)
     f1 = np.full(k_values.size, np.nan) if truth is not None else None

@@ -27,6 +27,11 @@ from ccopt.status import Status
 __all__ = ["KMedoidsModelOracle", "lp_dual_outcome"]
 
 
+def _positive(seconds: float | None) -> float | None:
+    """A solver time limit: solvers reject 0, so a spent budget becomes a token millisecond."""
+    return None if seconds is None else max(seconds, 1e-3)
+
+
 def _open_medoids(model, k: int) -> np.ndarray:
     """The ``k`` candidate medoids with the largest ``y`` (all of them when ``y`` is integral)."""
     y = np.array([model.y[j].value or 0.0 for j in model.J], dtype=np.float64)
@@ -79,7 +84,7 @@ class KMedoidsModelOracle:
         from ccopt.models import assignment_matrix, set_multipliers
 
         set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
-        result = self.solver.solve(time_limit=self.deadline.remaining())
+        result = self.solver.solve(time_limit=_positive(self.deadline.remaining()))
         x = assignment_matrix(self.model)
         if self.integer:
             # A MIP stopped early proves only its bound; an optimal one proves its value.
@@ -125,7 +130,7 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
 
     start = time.perf_counter()
     lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or "highs_matrix",
-                        distances=distances, time_limit=deadline.remaining())
+                        distances=distances, time_limit=_positive(deadline.remaining()))
     duals = lp.duals
     mult = Multipliers(np.array(duals.eta), np.array(duals.lam), np.array(duals.gamma))
     x = np.asarray(lp.x)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
 
@@ -54,9 +55,15 @@ class OracleSolution:
     open_clusters: np.ndarray | None = None
 
 
-def squared_distances(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """``||x_i - c_j||^2`` for all objects and centres, shape (n, k), clipped at 0."""
-    sq = (X * X).sum(axis=1)[:, None] - 2.0 * X @ centers.T + (centers * centers).sum(axis=1)[None, :]
+def squared_distances(X: np.ndarray, centers: np.ndarray, x_norms: np.ndarray | None = None) -> np.ndarray:
+    """``||x_i - c_j||^2`` for all objects and centres, shape (n, k), clipped at 0.
+
+    ``x_norms`` (the squared row norms of ``X``) can be passed to avoid recomputing them.
+    """
+    sq = X @ centers.T
+    sq *= -2.0
+    sq += (centers * centers).sum(axis=1)[None, :]
+    sq += ((X * X).sum(axis=1) if x_norms is None else x_norms)[:, None]
     np.maximum(sq, 0.0, out=sq)
     return sq
 
@@ -138,9 +145,10 @@ class MSSCLloydOracle(_LloydTypeOracle):
         super().__init__(operator, initial_centers.shape[0], max_inner_iter)
         self.X = X
         self.centers = np.array(initial_centers, dtype=np.float64)
+        self._x_norms = (X * X).sum(axis=1)
 
     def cost(self) -> np.ndarray:
-        return squared_distances(self.X, self.centers)
+        return squared_distances(self.X, self.centers, self._x_norms)
 
     def refit(self, labels: np.ndarray) -> None:
         self.centers = _cluster_means(self.X, labels, self.n_clusters, self.centers)
@@ -187,9 +195,10 @@ class KMedoidsVoronoiOracle(_LloydTypeOracle):
 
 
 def _cluster_means(X: np.ndarray, labels: np.ndarray, k: int, previous: np.ndarray) -> np.ndarray:
+    n = labels.size
     counts = np.bincount(labels, minlength=k).astype(np.float64)
-    sums = np.zeros((k, X.shape[1]))
-    np.add.at(sums, labels, X)
+    # A sparse membership matrix sums the clusters far faster than np.add.at.
+    sums = np.asarray(sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n)) @ X)
     centers = previous.copy()
     nonempty = counts > 0
     centers[nonempty] = sums[nonempty] / counts[nonempty, None]

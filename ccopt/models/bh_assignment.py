@@ -72,15 +72,26 @@ Params (distances, ``M``, the slot costs, the right-hand sides of (3), the const
 *Decomposition* (:meth:`BHAssignmentProgram.solve`, without size bounds). Row (3) is the
 only row that couples objects that no chain of constraints joins. Dropping it leaves one
 independent problem per connected component of the constraint graph (on units), and the
-free units at their nearest centre. Components whose ``k^s`` labellings are few (pairs and
-triples at ``k = 10``: almost every component when constraints are sparse) are solved by
-vectorised enumeration; the others form a smaller Pyomo program (rows (2), (4), (5) and the
-hard rows over those components, no (3)), solved through :mod:`ccopt.solvers`. This
-relaxation's optimum is a lower bound on P's; when its assignment leaves no cluster empty
-it is feasible for P, hence optimal. Otherwise the full program above is solved. At
-``n = 100,000``, ``k = 10`` with 10,000 random constraints the solver then sees a few
-hundred objects instead of 20,000 (HiGHS spent about 20 s per full solve there, mostly in
-presolve and symmetry detection over 180,000 binaries).
+free units at their nearest centre. Each component is a pairwise labelling problem, solved
+exactly in three ways: a unit with a single neighbour ``v`` is eliminated (variable
+elimination: ``v``'s cost for label ``j`` grows by :math:`\\min_i (d_{ui} + \\text{pair
+cost}(i, j))`, and ``u``'s label is read back from ``v``'s), repeatedly, so trees vanish
+and only the 2-core remains; 2-core components with few labellings (``k^s <=
+max_labellings``) are enumerated; the rest form a smaller Pyomo program (rows (2), (4),
+(5) and the hard rows over those components with the eliminated units' costs folded in,
+no (3)), solved through :mod:`ccopt.solvers`. This relaxation's optimum is a lower bound on
+P's; when its assignment leaves no cluster empty it is feasible for P, hence optimal.
+Otherwise the full program above is solved. At ``n = 100,000``, ``k = 10`` with 10,000
+random constraints the constraint graph is a forest and no solver call is needed (HiGHS
+spent 20-40 s per solve of the full program there, mostly in presolve and symmetry
+detection over 180,000 binaries).
+
+*Time-limited solves.* When a solve stops on its time limit, the solver's incumbent is
+improved by a local search (single units moved to their best cluster, every move feasible),
+and so are the previous assignment and, when feasible, the nearest-centre assignment; the
+best of the three is returned with status ``time_limit``. On dense constraint sets HiGHS's
+first incumbents were up to 15 times the optimum (vehicle, 14,365 constraints, first
+k-means++ centres: 69,768 against about 4,200).
 """
 
 from __future__ import annotations
@@ -449,22 +460,26 @@ class _SmallGroup:
     pair_b: np.ndarray    # (P,)
 
 
-def _small_groups(plan: BHAssignmentPlan, max_labellings: int) -> tuple[list[_SmallGroup], np.ndarray]:
-    """Split the components into enumerable groups (by size) and the rest (units for the MILP)."""
+def _small_groups(plan: BHAssignmentPlan, nodes: np.ndarray, comp: np.ndarray,
+                  max_labellings: int) -> tuple[list[_SmallGroup], np.ndarray]:
+    """Split components into enumerable groups (by size) and the rest (units for the MILP).
+
+    ``nodes`` are unit ids and ``comp`` their component labels (0..C-1); only rows with both
+    ends among ``nodes`` are read.
+    """
     k = plan.n_clusters
-    comp = plan.component
-    if comp.size == 0:
+    if nodes.size == 0:
         return [], np.empty(0, dtype=np.int64)
     sizes = np.bincount(comp)
     # Compare logarithms: k ** s overflows for large components.
     enumerable = sizes * np.log(k) <= np.log(max_labellings) + 1e-9
-    # Position of every constrained unit inside its component (0..s-1), in unit order.
+    # Position of every node inside its component (0..s-1), in node order.
     order = np.argsort(comp, kind="stable")
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     local = np.empty(comp.size, dtype=np.int64)
     local[order] = np.arange(comp.size) - np.repeat(starts, sizes)
     position = np.full(plan.n_units, -1, dtype=np.int64)
-    position[plan.constrained_units] = np.arange(comp.size)
+    position[nodes] = np.arange(nodes.size)
 
     groups = []
     for s in np.unique(sizes[enumerable]):
@@ -474,7 +489,7 @@ def _small_groups(plan: BHAssignmentPlan, max_labellings: int) -> tuple[list[_Sm
         slot[comps] = np.arange(comps.size)
         units = np.empty((comps.size, s), dtype=np.int64)
         members = np.flatnonzero(slot[comp] >= 0)
-        units[slot[comp[members]], local[members]] = plan.constrained_units[members]
+        units[slot[comp[members]], local[members]] = nodes[members]
         pair_a, pair_b = np.triu_indices(s, k=1)
         pair_index = np.full((s, s), -1, dtype=np.int64)
         pair_index[pair_a, pair_b] = np.arange(pair_a.size)
@@ -486,6 +501,8 @@ def _small_groups(plan: BHAssignmentPlan, max_labellings: int) -> tuple[list[_Sm
             if rows.shape[0] == 0:
                 return out
             pos = position[rows]
+            inside = (pos >= 0).all(axis=1)
+            pos, weights = pos[inside], weights[inside]
             c = slot[comp[pos[:, 0]]]
             mine = c >= 0
             idx = pair_index[local[pos[mine, 0]], local[pos[mine, 1]]]
@@ -500,8 +517,104 @@ def _small_groups(plan: BHAssignmentPlan, max_labellings: int) -> tuple[list[_Sm
             hard_ml=per_pair(plan.hard_ml, np.ones(plan.hard_ml.shape[0], dtype=np.int64), np.int64) > 0,
             pair_a=pair_a, pair_b=pair_b,
         ))
-    rest = plan.constrained_units[~enumerable[comp]]
+    rest = nodes[~enumerable[comp]]
     return groups, rest
+
+
+@dataclass(frozen=True)
+class _Decomposition:
+    """How the relaxation without (3) is solved: leaves eliminated, small parts enumerated.
+
+    Leaves of the constraint graph are eliminated one by one (a unit with a single neighbour
+    ``v`` contributes ``min_i (d_ui + pair cost(i, j))`` to ``v``'s cost for label ``j``: exact
+    variable elimination); what is left (the 2-core) splits into components that are
+    enumerated when small and otherwise go to the MILP.
+    """
+
+    peeled: np.ndarray      # units in elimination order
+    parent: np.ndarray      # the neighbour of each when it was eliminated
+    w_ml: np.ndarray        # soft must-link weight between each peeled unit and its parent
+    w_cl: np.ndarray        # soft cannot-link weight
+    hard_cl: np.ndarray     # bool
+    hard_ml: np.ndarray     # bool
+    roots: np.ndarray       # units left without neighbours (whole trees eliminated)
+    groups: list            # _SmallGroup per component size
+    core_units: np.ndarray  # units of the components solved by the MILP
+
+    @classmethod
+    def from_plan(cls, plan: BHAssignmentPlan, max_labellings: int) -> _Decomposition:
+        u = plan.n_units
+
+        def symmetric(pairs, weights=None):
+            w = np.ones(pairs.shape[0]) if weights is None else weights
+            a = sp.coo_matrix((w, (pairs[:, 0], pairs[:, 1])), shape=(u, u))
+            return (a + a.T).tocsr()
+
+        kinds = [symmetric(plan.soft_ml, plan.soft_ml_weight), symmetric(plan.soft_cl, plan.soft_cl_weight),
+                 symmetric(plan.hard_cl), symmetric(plan.hard_ml)]
+        pattern = (abs(kinds[0]) + abs(kinds[1]) + kinds[2] + kinds[3]).tocsr()
+        pattern.data[:] = 1.0
+        pattern.eliminate_zeros()
+        indptr, indices = pattern.indptr, pattern.indices
+        degree = np.diff(indptr).astype(np.int64)
+        alive = np.zeros(u, dtype=bool)
+        alive[plan.constrained_units] = True
+        peeled, parent = [], []
+        stack = plan.constrained_units[degree[plan.constrained_units] == 1].tolist()[::-1]
+        while stack:
+            leaf = stack.pop()
+            if not alive[leaf] or degree[leaf] != 1:
+                continue
+            neighbours = indices[indptr[leaf]:indptr[leaf + 1]]
+            other = int(neighbours[alive[neighbours]][0])
+            alive[leaf] = False
+            degree[other] -= 1
+            peeled.append(leaf)
+            parent.append(other)
+            if degree[other] == 1:
+                stack.append(other)
+        peeled = np.asarray(peeled, dtype=np.int64)
+        parent = np.asarray(parent, dtype=np.int64)
+
+        def entries(matrix):
+            if peeled.size == 0:
+                return np.empty(0)
+            return np.asarray(matrix[peeled, parent]).reshape(-1)
+
+        remaining = plan.constrained_units[alive[plan.constrained_units]]
+        roots = remaining[degree[remaining] == 0]
+        core = remaining[degree[remaining] > 0]
+        sub = pattern[core][:, core]
+        _, comp = csgraph.connected_components(sub, directed=False)
+        groups, rest = _small_groups(plan, core, comp.astype(np.int64), max_labellings)
+        return cls(peeled=peeled, parent=parent, w_ml=entries(kinds[0]), w_cl=entries(kinds[1]),
+                   hard_cl=entries(kinds[2]) > 0, hard_ml=entries(kinds[3]) > 0, roots=roots,
+                   groups=groups, core_units=rest)
+
+    def eliminate(self, unary: np.ndarray, penalty_coef: float) -> np.ndarray:
+        """Fold every peeled unit into its parent's costs (in place); return the choice table.
+
+        ``choice[t, j]`` is the best label of the ``t``-th peeled unit when its parent has
+        label ``j``.
+        """
+        k = unary.shape[1]
+        same = np.eye(k, dtype=bool)
+        pair = penalty_coef * (self.w_ml[:, None, None] * ~same + self.w_cl[:, None, None] * same)
+        pair[self.hard_cl] += np.where(same, np.inf, 0.0)
+        pair[self.hard_ml] += np.where(same, 0.0, np.inf)
+        choice = np.empty((self.peeled.size, k), dtype=np.int64)
+        columns = np.arange(k)
+        for t, (leaf, other) in enumerate(zip(self.peeled.tolist(), self.parent.tolist(), strict=True)):
+            total = unary[leaf][:, None] + pair[t]
+            best = np.argmin(total, axis=0)
+            choice[t] = best
+            unary[other] += total[best, columns]
+        return choice
+
+    def back_substitute(self, labels: np.ndarray, choice: np.ndarray) -> None:
+        """Labels of the peeled units, from their parents' labels (reverse order, in place)."""
+        for t in range(self.peeled.size - 1, -1, -1):
+            labels[self.peeled[t]] = choice[t, labels[self.parent[t]]]
 
 
 def _enumerate(group: _SmallGroup, unit_cost: np.ndarray, penalty_coef: float,
@@ -547,6 +660,7 @@ class _UnitAdjacency:
     cl: sp.csr_matrix
     hard_cl: sp.csr_matrix
     ml_total: np.ndarray   # summed soft must-link weight of every unit
+    pinned: np.ndarray     # units with a hard must-link row (only without contraction)
 
     @classmethod
     def from_plan(cls, plan: BHAssignmentPlan) -> _UnitAdjacency:
@@ -559,9 +673,11 @@ class _UnitAdjacency:
             return (a + a.T).tocsr()
 
         ml = symmetric(plan.soft_ml, plan.soft_ml_weight)
+        pinned = np.zeros(u, dtype=bool)
+        pinned[plan.hard_ml.reshape(-1)] = True
         return cls(ml=ml, cl=symmetric(plan.soft_cl, plan.soft_cl_weight),
                    hard_cl=symmetric(plan.hard_cl, None),
-                   ml_total=np.asarray(ml.sum(axis=1)).reshape(-1))
+                   ml_total=np.asarray(ml.sum(axis=1)).reshape(-1), pinned=pinned)
 
 
 def _local_search(plan: BHAssignmentPlan, adjacency: _UnitAdjacency, unit_labels: np.ndarray,
@@ -569,8 +685,9 @@ def _local_search(plan: BHAssignmentPlan, adjacency: _UnitAdjacency, unit_labels
     """Move single constrained units to their best cluster until no move lowers (1).
 
     Every move keeps the assignment feasible for P: no cluster is emptied, no hard
-    cannot-link is broken (hard must-links are inside units), size bounds hold. Deterministic
-    (units in increasing order), so the same input gives the same output.
+    cannot-link is broken, size bounds hold; units joined by a hard must-link row (only
+    without contraction; with it they are one unit) do not move. Deterministic (units in
+    increasing order), so the same input gives the same output.
     """
     k = plan.n_clusters
     labels = unit_labels.copy()
@@ -580,9 +697,10 @@ def _local_search(plan: BHAssignmentPlan, adjacency: _UnitAdjacency, unit_labels
     ml, cl, hard = adjacency.ml, adjacency.cl, adjacency.hard_cl
     min_size = plan.min_size if plan.min_size is not None else 0
     max_size = plan.max_size if plan.max_size is not None else np.inf
+    movable = plan.constrained_units[~adjacency.pinned[plan.constrained_units]].tolist()
     for _ in range(max_sweeps):
         moved = 0
-        for u in plan.constrained_units.tolist():
+        for u in movable:
             here = labels[u]
             if counts[here] == 1 or loads[here] - sizes[u] < min_size:
                 continue
@@ -621,8 +739,9 @@ class BHAssignmentResult:
     big_m : float
         The ``M`` used (largest object-centre distance).
     status : Status
-        ``optimal`` (within the MIP gap), or ``time_limit`` when a solver returned its
-        incumbent.
+        ``optimal`` (within the MIP gap), or ``time_limit`` when a solver stopped on its
+        limit: the labels are then the best of its incumbent (if any), the previous
+        assignment and the nearest-centre assignment (if feasible), each after local search.
     route : str
         ``"decomposed"`` (relaxation without (3) was feasible, hence optimal) or ``"full"``.
     solves : tuple of SolveResult
@@ -712,7 +831,7 @@ class BHAssignmentProgram:
         self._decompose = bool(decompose) and not self.plan.sized
         self._max_labellings = check_positive_int(max_labellings, "max_labellings")
         if self._decompose:
-            self._groups, self._core_units = _small_groups(self.plan, self._max_labellings)
+            self._decomposition = _Decomposition.from_plan(self.plan, self._max_labellings)
         self._full: _ModelRows | None = None
         self._core: _ModelRows | None = None
         self._state = None
@@ -738,7 +857,7 @@ class BHAssignmentProgram:
 
     def _core_rows(self) -> _ModelRows:
         if self._core is None:
-            self._core = _ModelRows(self.plan, self._core_units, 0, nonempty=False,
+            self._core = _ModelRows(self.plan, self._decomposition.core_units, 0, nonempty=False,
                                     penalty=self._penalty,
                                     name="BH-kmeans assignment P without (3), large components")
         return self._core
@@ -824,34 +943,38 @@ class BHAssignmentProgram:
             raise InvalidParameterError("Call set_centers(centers) before solve().")
         plan = self.plan
         start = time.perf_counter()
+        # Building a program (first call) and filling its Params count against the limit.
+        end = None if time_limit is None else start + time_limit
         solves: list[SolveResult] = []
         status = Status.OPTIMAL
         unit_labels = None
         route = "full"
         if self._decompose:
-            relaxed, status = self._solve_relaxation(time_limit, solves)
-            if np.bincount(relaxed[plan.unit], minlength=plan.n_clusters).min() > 0:
+            relaxed, status = self._solve_relaxation(end, solves)
+            if relaxed is not None and np.bincount(relaxed[plan.unit], minlength=plan.n_clusters).min() > 0:
                 unit_labels, route = relaxed, "decomposed"
-        if unit_labels is None:
-            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-            if left is not None and left <= 0:
-                raise SolverError(
-                    "The time limit ran out before an assignment with no empty cluster was "
-                    f"found (time_limit={time_limit:g} s); raise the time limit."
-                )
-            unit_labels, status = self._solve_full(left, solves)
+        if unit_labels is None and status is not Status.TIME_LIMIT:
+            unit_labels, status = self._solve_full(end, solves)
         if status is Status.TIME_LIMIT:
             unit_labels = self._polish(unit_labels)
+            if unit_labels is None:
+                raise SolverError(
+                    f"The time limit (time_limit={time_limit} s) ran out before the solver found "
+                    "an assignment, and neither the previous nor the nearest-centre assignment is "
+                    "feasible to start from; raise the time limit."
+                )
         self._last_unit_labels = unit_labels
         labels = unit_labels[plan.unit]
         dist, big_m, _ = self._state
         objective = _objective(self.problem, labels, dist, big_m, self._penalty)
+        logger.debug("P solved by the %s route in %.3f s (%s, %d solver calls), objective %.6g",
+                     route, time.perf_counter() - start, status, len(solves), objective)
         return BHAssignmentResult(labels=labels, objective=objective, big_m=big_m, status=status,
                                   route=route, solves=tuple(solves),
                                   wall_time=time.perf_counter() - start)
 
-    def _polish(self, incumbent: np.ndarray) -> np.ndarray:
-        """Best of a few feasible assignments, each improved by local search.
+    def _polish(self, incumbent: np.ndarray | None) -> np.ndarray | None:
+        """Best of a few feasible assignments, each improved by local search (None if none).
 
         Only used when a solve stopped on its time limit: the solver's incumbent can be far
         from optimal (HiGHS's first incumbents on dense constraint sets were up to 15 times
@@ -861,7 +984,7 @@ class BHAssignmentProgram:
         _, big_m, unit_cost = self._state
         if self._adjacency is None:
             self._adjacency = _UnitAdjacency.from_plan(self.plan)
-        starts = [incumbent]
+        starts = [incumbent] if incumbent is not None else []
         if self._last_unit_labels is not None:
             starts.append(self._last_unit_labels)
         nearest = np.argmin(unit_cost, axis=1)
@@ -880,7 +1003,11 @@ class BHAssignmentProgram:
         dist, big_m, _ = self._state
         return _objective(self.problem, unit_labels[self.plan.unit], dist, big_m, self._penalty)
 
-    def _run(self, rows: _ModelRows, time_limit, solves) -> Status:
+    def _run(self, rows: _ModelRows, end: float | None, solves) -> tuple[Status, bool]:
+        """Solve one program until ``end`` (perf_counter time); status, and values loaded?"""
+        time_limit = None if end is None else end - time.perf_counter()
+        if time_limit is not None and time_limit <= 0:
+            return Status.TIME_LIMIT, False
         if rows.solver is None:
             rows.solver = PersistentSolver(rows.model, self._solver_name, self._options)
         result = rows.solver.solve(time_limit=time_limit, require_solution=False)
@@ -893,37 +1020,64 @@ class BHAssignmentProgram:
                 "the size bounds."
             )
         if not result.has_solution:
+            if result.status is Status.TIME_LIMIT:
+                return Status.TIME_LIMIT, False
             raise SolverError(
                 f"The solver {result.solver!r} found no assignment (termination: "
-                f"{result.termination}, status: {result.status}); raise the time limit."
+                f"{result.termination}, status: {result.status})."
             )
-        return Status.TIME_LIMIT if result.status is Status.TIME_LIMIT else Status.OPTIMAL
+        return (Status.TIME_LIMIT if result.status is Status.TIME_LIMIT else Status.OPTIMAL), True
 
-    def _solve_relaxation(self, time_limit, solves) -> tuple[np.ndarray, Status]:
+    def _solve_relaxation(self, end, solves) -> tuple[np.ndarray | None, Status]:
         """P without (3): free units at their nearest centre, components independently."""
-        plan = self.plan
+        plan, dec = self.plan, self._decomposition
         _, big_m, unit_cost = self._state
-        unit_labels = np.argmin(unit_cost, axis=1)
         coef = big_m * self._penalty
-        for group in self._groups:
-            unit_labels[group.units] = _enumerate(group, unit_cost, coef)
+        unary = unit_cost.copy()
+        choice = dec.eliminate(unary, coef)
+        if not np.isfinite(unary.min(axis=1)).all():
+            bad = int(np.flatnonzero(~np.isfinite(unary.min(axis=1)))[0])
+            raise InfeasibleConstraintsError(
+                f"The hard constraints around unit {bad} (objects "
+                f"{np.flatnonzero(plan.unit == bad)[:10].tolist()}) admit no labelling with "
+                f"{plan.n_clusters} clusters.")
+        unit_labels = np.argmin(unary, axis=1)
+        for group in dec.groups:
+            unit_labels[group.units] = _enumerate(group, unary, coef)
         status = Status.OPTIMAL
-        if self._core_units.size:
+        if dec.core_units.size:
             rows = self._core_rows()
             if self._pushed.get("core") != self._version:
-                rows.push(unit_cost[self._core_units], big_m, self._penalty, 0.0, None)
+                cost = unary[dec.core_units]
+                finite = np.isfinite(cost)
+                if not finite.all():
+                    # A label a leaf's hard row forbids: a cost above any feasible total.
+                    ceiling = np.where(finite, cost, 0.0).max(axis=1).sum()
+                    ceiling += coef * (plan.soft_ml_weight.sum() + plan.soft_cl_weight.sum()) + 1.0
+                    cost = np.where(finite, cost, ceiling)
+                rows.push(cost, big_m, self._penalty, 0.0, None)
                 self._pushed["core"] = self._version
-            status = self._run(rows, time_limit, solves)
-            unit_labels[self._core_units] = rows.row_labels(plan.n_clusters)
+            status, loaded = self._run(rows, end, solves)
+            if not loaded:
+                return None, status
+            core_labels = rows.row_labels(plan.n_clusters)
+            if not np.isfinite(unary[dec.core_units, core_labels]).all():
+                raise InfeasibleConstraintsError(
+                    "The hard constraints admit no assignment into "
+                    f"{plan.n_clusters} clusters (the assignment program P is infeasible).")
+            unit_labels[dec.core_units] = core_labels
+        dec.back_substitute(unit_labels, choice)
         return unit_labels, status
 
-    def _solve_full(self, time_limit, solves) -> tuple[np.ndarray, Status]:
+    def _solve_full(self, end, solves) -> tuple[np.ndarray | None, Status]:
         plan = self.plan
         if self._pushed.get("full") != self._version:
             self._push_full()
         slot_units, fixed_units, fixed_labels = self._slots
         rows = self._full_rows()
-        status = self._run(rows, time_limit, solves)
+        status, loaded = self._run(rows, end, solves)
+        if not loaded:
+            return None, status
         row_labels = rows.row_labels(plan.n_clusters)
         unit_labels = np.empty(plan.n_units, dtype=np.int64)
         n_con = plan.constrained_units.size

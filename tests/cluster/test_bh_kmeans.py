@@ -42,7 +42,7 @@ def lloyd(X, centers, max_iter=100):
 
 @pytest.mark.parametrize("seed", [0, 15, 19])   # long Lloyd paths (9, 7, 6 steps)
 def test_zero_penalty_is_lloyd_from_the_same_start(seed):
-    X, y = make_gaussian_clusters(60, 3, center_std=4.0, cluster_std=0.8, random_state=seed)
+    X, _ = make_gaussian_clusters(60, 3, center_std=4.0, cluster_std=0.8, random_state=seed)
     rng = np.random.default_rng(seed)
     start = X[rng.choice(60, size=3, replace=False)]
     expected, path = lloyd(X, start.copy())

@@ -261,8 +261,8 @@ def _three_blobs_two_flipped():
 def test_heuristic_scores_are_non_positive_and_find_flipped_constraints(criterion, baseline):
     X, y, cons = _three_blobs_two_flipped()
     res = baseline(X, 3, constraints=cons, criterion=criterion, solver_mode="heuristic", n_init=3,
-                   random_state=7, progress=False, labels_true=y)
-    assert np.all(res.scores <= 0)  # reuse_solutions: Z_uv <= Z_B (optimistic), >= Z_B (pessimistic)
+                   reuse_solutions=True, random_state=7, progress=False, labels_true=y)
+    assert np.all(res.scores <= 0)  # with reuse: Z_uv <= Z_B (optimistic), >= Z_B (pessimistic)
     assert res.status is Status.FEASIBLE and res.n_failed == 0
     if baseline is optimistic_baseline:
         assert cons.violations(res.base_labels).total == 0
@@ -273,6 +273,23 @@ def test_heuristic_scores_are_non_positive_and_find_flipped_constraints(criterio
     # The two flipped constraints are the only ones contradicting well separated blobs.
     assert res.predicted_erroneous[:2].all()
     assert res.erroneous.tolist() == [True, True] + [False] * (len(cons) - 2)
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_heuristic_values_never_beat_the_enumerated_optima(reuse):
+    X, k, ml, cl = _tiny_instance(6)
+    pairs, n_ml = ml + cl, len(ml)
+    cost = lambda lab: wcss(X, lab)  # noqa: E731
+    res = optimistic_baseline(X, k, ml=ml, cl=cl, criterion="mssc", solver_mode="heuristic", n_init=2,
+                              reuse_solutions=reuse, progress=False, random_state=0)
+    assert feasible(res.base_labels, ml, cl)
+    assert res.base_cost == pytest.approx(cost(res.base_labels))
+    assert res.base_cost >= constrained_optimum(cost, X.shape[0], k, ml, cl)[0] - 1e-9
+    for idx in range(len(pairs)):
+        ml_wo = [pairs[i] for i in range(n_ml) if i != idx]
+        cl_wo = [pairs[i] for i in range(n_ml, len(pairs)) if i != idx]
+        assert res.costs[idx] >= constrained_optimum(cost, X.shape[0], k, ml_wo, cl_wo)[0] - 1e-9
+        assert res.scores[idx] == pytest.approx(res.costs[idx] - res.base_cost, abs=1e-7)
 
 
 @pytest.mark.parametrize("baseline", [optimistic_baseline, pessimistic_baseline])
@@ -291,13 +308,32 @@ def test_a_failed_resolve_is_recorded_not_raised():
     # k = n: every object alone, so the must-link alone is infeasible (3 groups for 4 clusters).
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     for mode in ("exact", "heuristic"):
-        res = pessimistic_baseline(X, 4, ml=[(0, 1)], cl=[(2, 3)], solver_mode=mode, progress=False,
-                                   random_state=0)
+        # An optimal base (exact) or reuse_solutions lets the satisfied cannot-link skip its re-solve.
+        res = pessimistic_baseline(X, 4, ml=[(0, 1)], cl=[(2, 3)], solver_mode=mode, reuse_solutions=mode == "heuristic",
+                                   progress=False, random_state=0)
         assert res.n_failed == 1 and res.failed.tolist() == [True, False]
         assert math.isnan(res.scores[0]) and math.isnan(res.costs[0])
         assert res.scores[1] == 0.0  # the unconstrained optimum already separates 2 and 3
         assert res.predicted_erroneous.tolist() == [False, False]
         assert res.n_resolves == 1  # the satisfied cannot-link needed no re-solve
+
+
+def test_an_interrupt_keeps_the_finished_resolves(monkeypatch):
+    from ccopt.lagrange import baselines
+
+    real, calls = baselines._run_task, []
+
+    def interrupted_on_the_third_solve(task):
+        calls.append(task)
+        if len(calls) == 3:  # the base solve, one re-solve, then Ctrl-C
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(baselines, "_run_task", interrupted_on_the_third_solve)
+    res = optimistic_baseline(FIG5_X, 2, ml=FIG5_ML, cl=FIG5_CL, solver_mode="exact", progress=False)
+    assert res.status is Status.INTERRUPTED
+    assert res.failed.tolist() == [False, True, True] and res.n_failed == 2
+    assert res.scores[0] == 0.0 and np.isnan(res.scores[1:]).all()
 
 
 def test_results_are_aligned_with_the_given_rows_including_duplicates():
@@ -396,6 +432,10 @@ def test_optimistic_needs_a_satisfiable_set_pessimistic_does_not():
     ml, cl = [(0, 1), (1, 2)], [(0, 2)]
     with pytest.raises(InfeasibleConstraintsError, match="chain 0 - 1 - 2"):
         optimistic_baseline(FIG4_X, 2, ml=ml, cl=cl, progress=False)
+    # A cannot-link triangle needs three clusters: found once the base program fails.
+    for mode in ("exact", "heuristic"):
+        with pytest.raises(InfeasibleConstraintsError, match=r"Objects \[0, 1, 2\] pairwise cannot-link"):
+            optimistic_baseline(FIG4_X, 2, cl=[(0, 1), (1, 2), (0, 2)], solver_mode=mode, n_init=1, progress=False)
     res = pessimistic_baseline(FIG4_X, 2, ml=ml, cl=cl, solver_mode="exact", progress=False)
     # The unconstrained optimum {0, 0.2, 0.4, 2} | {10, 10.2, 10.4} satisfies both must-links
     # (score 0); separating 0 from 0.4 costs something.

@@ -20,6 +20,7 @@ from ccopt.exceptions import (
     InfeasibleConstraintsError,
     InvalidDataError,
     InvalidParameterError,
+    SolverError,
 )
 from ccopt.models.bh_assignment import (
     BHAssignmentPlan,
@@ -171,7 +172,7 @@ def test_reductions_agree_on_a_larger_instance():
 
 
 def test_solver_objective_equals_definition_on_full_program():
-    X, centers, k, rows, penalty, _, _ = random_instance(7, n=8, k=3, max_rows=6, hard_prob=0.0)
+    X, centers, k, rows, _, _, _ = random_instance(7, n=8, k=3, max_rows=6, hard_prob=0.0)
     problem = make_problem(X, k, rows)
     program = BHAssignmentProgram(problem, penalty=1.0, centers=centers, decompose=False, mip_gap=0.0)
     result = program.solve()
@@ -323,7 +324,7 @@ def test_bad_centres_and_labels_are_rejected():
         BHAssignmentProgram(problem, centers=np.zeros((3, 2)))
     with pytest.raises(InvalidDataError, match="NaN or inf in row 1"):
         bh_objective(problem, [0, 0, 1, 1], [[0.0, 0.0], [np.nan, 1.0]])
-    with pytest.raises(InvalidParameterError, match="labels must lie in 0..1"):
+    with pytest.raises(InvalidParameterError, match=r"labels must lie in 0\.\.1"):
         bh_objective(problem, [0, 0, 1, 2], X[:2])
     with pytest.raises(InvalidParameterError, match="labels must be 4 integers"):
         bh_objective(problem, [0, 1], X[:2])
@@ -360,3 +361,87 @@ def test_other_solvers_give_the_same_optimum(solver):
     assert other.objective == pytest.approx(reference.objective, rel=1e-7)
     costs, labellings = brute_force(X, centers, k, rows, penalty)
     np.testing.assert_array_equal(other.labels, labellings[np.argmin(costs)])
+
+
+# ----------------------------------------------------------------------------- local search
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_local_search_improves_to_a_single_move_optimum(seed):
+    # The polishing step used after time-limited solves: from any feasible labelling it must
+    # stay feasible, never get worse, and end where no single object move helps.
+    from ccopt.models.bh_assignment import _local_search, _UnitAdjacency
+
+    X, centers, k, rows, penalty, min_size, max_size = random_instance(300 + seed, n=8, k=3,
+                                                                       sizes=seed % 2 == 1)
+    costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+    feasible = np.flatnonzero(np.isfinite(costs))
+    if feasible.size == 0:
+        pytest.skip("infeasible instance")
+    problem = make_problem(X, k, rows, min_size, max_size)
+    program = BHAssignmentProgram(problem, penalty=penalty, centers=centers, contract=False)
+    plan = program.plan
+    unit_cost = plan.unit_distances(np.linalg.norm(X[:, None] - centers[None], axis=2))
+    big_m = np.linalg.norm(X[:, None] - centers[None], axis=2).max()
+    start = labellings[feasible[np.random.default_rng(seed).integers(feasible.size)]]
+    end = _local_search(plan, _UnitAdjacency.from_plan(plan), start, unit_cost, big_m * penalty)
+    index = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
+    assert index[tuple(end.tolist())] <= index[tuple(start.tolist())] + 1e-9
+    assert np.isfinite(index[tuple(end.tolist())])
+    for i in plan.constrained_units:
+        for j in range(k):
+            moved = end.copy()
+            moved[i] = j
+            assert index[tuple(moved.tolist())] >= index[tuple(end.tolist())] - 1e-6
+
+
+def test_exhausted_time_limit_falls_back_to_local_search_from_feasible_starts():
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(0, 0.5, size=(4, 2)), rng.normal(4, 0.5, size=(4, 2))])
+    centers = np.array([[0.0, 0.0], [4.0, 4.0]])
+    rows = [(0, 4, "ML", 1.0, False), (1, 2, "CL", 1.0, False), (5, 6, "CL", 0.5, False)]
+    problem = make_problem(X, 2, rows)
+    costs, _ = brute_force(X, centers, 2, rows, 1.0)
+    nearest = np.argmin(np.linalg.norm(X[:, None] - centers[None], axis=2), axis=1)
+    program = BHAssignmentProgram(problem, centers=centers, decompose=False)
+    result = program.solve(time_limit=1e-9)   # spent before the solver is reached
+    assert result.status == "time_limit"
+    assert result.solves == ()
+    assert costs.min() - 1e-9 <= result.objective <= bh_objective(problem, nearest, centers) + 1e-9
+    # The previous assignment is a start too: after an exact solve it is kept.
+    exact = program.solve()
+    assert exact.objective == pytest.approx(costs.min())
+    assert program.solve(time_limit=1e-9).objective == pytest.approx(costs.min())
+
+
+def test_exhausted_time_limit_without_a_feasible_start_raises():
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    cons = Constraints([(0, 1)], ["CL"], hard=True, n_samples=4)   # nearest puts 0, 1 together
+    problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
+    program = BHAssignmentProgram(problem, centers=[[0.0], [5.0]], decompose=False)
+    with pytest.raises(SolverError, match="ran out before the solver found an assignment"):
+        program.solve(time_limit=1e-9)
+
+
+GRAPHS = {
+    "path": [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+    "star": [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)],
+    "cycle_with_tails": [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (0, 5), (5, 6)],
+    "two_cycles": [(0, 1), (1, 2), (2, 3), (3, 0), (3, 4), (4, 5), (5, 3), (6, 7)],
+}
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_elimination_is_exact_on_trees_and_cycles(graph, seed):
+    # Leaves are folded into their neighbours' costs before anything is enumerated or
+    # handed to the MILP; trees vanish entirely, cycles (the 2-core) stay.
+    rng = np.random.default_rng(seed)
+    k = 2 + seed % 2
+    X = rng.normal(size=(8, 2))
+    centers = rng.normal(scale=1.5, size=(k, 2))
+    rows = [(i, j, str(rng.choice(["ML", "CL"])), float(rng.uniform(0.3, 2.0)), bool(rng.random() < 0.25))
+            for i, j in GRAPHS[graph]]
+    for flags in ({}, {"max_labellings": 1}):
+        check_against_enumeration(X, centers, k, rows, float(rng.choice([0.1, 0.5, 1.0])), None, None,
+                                  **flags)

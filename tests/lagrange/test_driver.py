@@ -1,0 +1,112 @@
+"""Algorithm 1 on hand-made oracles: termination reasons, interrupts, steps, projection."""
+
+import numpy as np
+import pytest
+
+from ccopt import Constraints, InvalidParameterError, Status
+from ccopt.lagrange.driver import SubgradientConfig, _TailAverage, run_subgradient
+from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
+from ccopt.lagrange.oracles import OracleSolution
+
+
+class ScriptedOracle:
+    """Returns a fixed labelling; the value follows a script; can raise on a given call."""
+
+    def __init__(self, values, labels, operator, k, raise_at=None):
+        self.values, self.labels, self.op, self.k = list(values), labels, operator, k
+        self.calls, self.raise_at = 0, raise_at
+        self.extra = {}
+        self.seen = []
+
+    @property
+    def n_index(self):
+        return self.k
+
+    def solve(self, mult):
+        self.calls += 1
+        self.seen.append(mult.copy())
+        if self.raise_at is not None and self.calls == self.raise_at:
+            raise KeyboardInterrupt
+        value = self.values[min(self.calls - 1, len(self.values) - 1)]
+        return OracleSolution(value, self.labels, self.op.subgradient_from_labels(self.labels, self.k))
+
+
+def _setup(values, raise_at=None):
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], n_samples=4)
+    op = PairwiseOperator(cons, 0.5)
+    labels = np.array([0, 1, 1, 1])  # violates the ML (0,1) and the CL (2,3)
+    return cons, op, ScriptedOracle(values, labels, op, 2, raise_at)
+
+
+def test_interrupt_returns_the_best_multipliers_so_far():
+    _cons, _op, oracle = _setup([1.0, 2.0, 5.0, 3.0, 4.0, 4.5], raise_at=6)
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=100),
+                          initial_upper=10.0, initial_labels=None)
+    assert out.status == Status.INTERRUPTED
+    assert out.n_iter == 5 and out.lower_bound == 5.0
+    best_seen = oracle.seen[2]  # the multipliers that produced the value 5.0
+    np.testing.assert_array_equal(out.best_multipliers.eta, best_seen.eta)
+
+
+def test_gap_tolerance_stops_with_status_optimal():
+    _cons, _op, oracle = _setup([1.0, 9.9995])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=100, gap_tol=1e-4),
+                          initial_upper=10.0, initial_labels=None)
+    assert out.status == Status.OPTIMAL and out.n_iter == 2
+
+
+def test_stagnation_and_iteration_limits():
+    _, _, oracle = _setup([1.0, 2.0, 2.0])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2),
+                          config=SubgradientConfig(max_iter=100, stagnation_iter=5), initial_upper=10.0,
+                          initial_labels=None)
+    assert out.status == Status.STAGNATION and out.n_iter == 7  # last improvement at iteration 2
+    _, _, oracle = _setup([1.0, 2.0, 3.0])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=4),
+                          initial_upper=10.0, initial_labels=None)
+    assert out.status == Status.ITERATION_LIMIT and out.n_iter == 4
+
+
+def test_first_step_follows_algorithm_1_and_projects_onto_the_nonpositive_orthant():
+    _cons, _op, oracle = _setup([4.0])
+    mult = Multipliers.zeros(1, 1, 2)
+    run_subgradient(oracle, mult, config=SubgradientConfig(max_iter=1), initial_upper=10.0, initial_labels=None)
+    # labels [0,1,1,1]: CL (2,3) both in cluster 1, ML (0,1) split across 0 and 1.
+    g_eta = np.array([[1.5, -0.5]])
+    g_lam = np.array([[1.5, -0.5]])  # eps + x0 - x1
+    g_gam = np.array([[-0.5, 1.5]])  # eps + x1 - x0
+    scale = 1.0 * (10.0 - 4.0)  # alpha_1 = 1
+    np.testing.assert_allclose(mult.eta, np.minimum(0, scale / (g_eta**2).sum() * g_eta))
+    np.testing.assert_allclose(mult.lam, np.minimum(0, scale / (g_lam**2).sum() * g_lam))
+    np.testing.assert_allclose(mult.gamma, np.minimum(0, scale / (g_gam**2).sum() * g_gam))
+    assert (mult.eta <= 0).all() and (mult.lam <= 0).all() and (mult.gamma <= 0).all()
+
+
+def test_history_has_one_row_per_iteration_and_f1_when_asked():
+    _, _, oracle = _setup([1.0, 2.0, 3.0])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=3),
+                          initial_upper=10.0, initial_labels=None, f1_of=lambda m: 0.5)
+    assert len(out.history) == 3
+    assert set(out.history.names) >= {"iteration", "lower_bound", "best_lower_bound", "upper_bound", "gap",
+                                      "step", "seconds", "f1"}
+    np.testing.assert_array_equal(out.history["best_lower_bound"], [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(out.history["step"], [1.0, 1 / np.sqrt(2), 1 / np.sqrt(3)])
+
+
+def test_tail_average_covers_the_last_half_to_three_quarters():
+    tail = _TailAverage()
+    for it in range(1, 21):
+        tail.add(Multipliers(np.full((1, 1), -float(it)), np.zeros((0, 1)), np.zeros((0, 1))), it)
+    # Windows opened at 8 and 16; the older one averages iterations 8..20.
+    assert tail.mean().eta[0, 0] == pytest.approx(-np.mean(np.arange(8, 21)))
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"max_iter": 0}, "max_iter must be >= 1"),
+    ({"time_limit": -1}, "time_limit must be > 0"),
+    ({"step_norm": "l1"}, "Unknown step_norm 'l1'"),
+    ({"gap_tol": -0.1}, "gap_tol must be finite and >= 0"),
+])
+def test_config_is_validated(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        SubgradientConfig(**kwargs)
