@@ -301,6 +301,28 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     )
 
 
+class _RepairBackoff:
+    """Skip the repair for 1, 2, 4, ... iterations after each failure (reset on success).
+
+    When the lower-bound solutions are hard to repair, trying every iteration would spend
+    the run in Algorithm 2; the paper allows giving up the upper-bound update.
+    """
+
+    def __init__(self):
+        self.failures = 0
+        self.skip = 0
+
+    def should_try(self) -> bool:
+        if self.skip > 0:
+            self.skip -= 1
+            return False
+        return True
+
+    def record(self, success: bool) -> None:
+        self.failures = 0 if success else self.failures + 1
+        self.skip = 0 if success else 2 ** min(self.failures - 1, 10)
+
+
 @dataclass
 class _Route:
     """An oracle with its starting feasible solution and its repair-based upper bound."""
@@ -354,10 +376,14 @@ def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, re
     operator = PairwiseOperator(problem.constraints, setting.epsilon)
     oracle = MSSCLloydOracle(X, operator, km.cluster_centers_)
     repair = Repairer(problem.closure)
+    backoff = _RepairBackoff()
 
     def upper_bound(solution):
+        if not backoff.should_try():
+            return None
         result = repair(solution.labels, squared_distances(X, oracle.centers), rng,
                         deadline=Deadline(repair_time_limit))
+        backoff.record(result.feasible)
         return (wcss(X, result.labels), result.labels) if result.feasible else None
 
     return _Route(oracle, initial_upper, initial_labels, upper_bound, operator)
@@ -412,9 +438,12 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
                                      solver=setting.solver, deadline=deadline)
 
     repair = Repairer(problem.closure)
+    backoff = _RepairBackoff()
     last: dict = {}
 
     def upper_bound(solution):
+        if not backoff.should_try():
+            return None
         open_medoids = solution.open_clusters
         if open_medoids is None or open_medoids.size != k:
             open_medoids = np.unique(solution.labels)
@@ -423,6 +452,7 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
         cost = distances[:, open_medoids]
         local = np.argmin(cost, axis=1)
         result = repair(local, cost, rng, deadline=Deadline(repair_time_limit))
+        backoff.record(result.feasible)
         if not result.feasible:
             return None
         key = result.labels.tobytes()

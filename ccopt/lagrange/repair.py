@@ -86,7 +86,9 @@ class Repairer:
         n_conflicts = np.bincount(np.concatenate([cl[same, 0], cl[same, 1]]), minlength=n_super)
 
         if max_moves is None:
-            max_moves = 50 * n_super + 1000
+            # Random moves either settle quickly or wander (even on a forest with k = 2);
+            # past this budget the complete search is the faster way to feasibility.
+            max_moves = 2 * len(cl) + 20
         moves, message = 0, ""
         while True:
             violating = np.flatnonzero(n_conflicts > 0)
@@ -154,7 +156,7 @@ def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure
     deadline : Deadline, optional
         The routine's own time limit.
     max_moves : int, optional
-        Bound on the moves of step 2; default ``50 * n_super + 1000``.
+        Bound on the moves of step 2; default ``2 * n_cl + 20``.
     max_search_nodes : int, default=200000
         Bound on the backtracking search that runs when the moves fail.
 
@@ -174,51 +176,63 @@ def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, d
     """Complete search for labels with no cannot-link inside a cluster.
 
     Super-instances without cannot-links keep their label. The others are coloured in
-    DSATUR order (most distinct neighbour colours first), each trying its clusters from
-    cheapest to dearest; returns None when the node budget or the deadline runs out, or
-    when no colouring with ``k`` colours exists.
+    DSATUR order (most distinct neighbour colours first, then most neighbours), each trying
+    its clusters from cheapest to dearest; ``used[v, c]`` counts the coloured neighbours of
+    ``v`` in cluster ``c`` so that choosing the next vertex is one vectorised step. Returns
+    None when the node budget or the deadline runs out, or when no colouring with ``k``
+    colours exists.
     """
-    n_super = start.size
-    degree = np.diff(indptr)
     labels = start.copy()
-    constrained = np.flatnonzero(degree > 0)
-    colour = np.full(n_super, -1, dtype=np.int64)
-    order_pref = np.argsort(member_cost, axis=1)
-    stack: list[tuple[int, list[int]]] = []
-    nodes = 0
+    degree = np.diff(indptr)
+    nodes_all = np.flatnonzero(degree > 0)
+    if nodes_all.size == 0:
+        return labels
+    position = np.full(start.size, -1, dtype=np.int64)
+    position[nodes_all] = np.arange(nodes_all.size)
+    used = np.zeros((nodes_all.size, k), dtype=np.int64)
+    colour = np.full(nodes_all.size, -1, dtype=np.int64)
+    local_degree = degree[nodes_all]
+    preference = np.argsort(member_cost[nodes_all], axis=1)
+
+    def neighbours_of(i: int) -> np.ndarray:
+        v = nodes_all[i]
+        return position[neighbours[indptr[v]:indptr[v + 1]]]
 
     def pick() -> int:
-        best, best_key = -1, (-1, -1)
-        for v in constrained:
-            if colour[v] >= 0:
-                continue
-            nbr = colour[neighbours[indptr[v]:indptr[v + 1]]]
-            key = (np.unique(nbr[nbr >= 0]).size, int(degree[v]))
-            if key > best_key:
-                best, best_key = int(v), key
-        return best
+        free = colour < 0
+        if not free.any():
+            return -1
+        saturation = (used > 0).sum(axis=1)
+        key = np.where(free, saturation * (local_degree.max() + 1) + local_degree, -1)
+        return int(np.argmax(key))
 
-    def options(v: int) -> list[int]:
-        used = set(colour[neighbours[indptr[v]:indptr[v + 1]]].tolist())
-        return [int(c) for c in order_pref[v] if c not in used]
+    def options(i: int) -> list[int]:
+        return [int(c) for c in preference[i] if used[i, c] == 0]
 
-    v = pick()
-    if v < 0:
-        return labels
-    stack.append((v, options(v)))
+    def set_colour(i: int, c: int, delta: int) -> None:
+        np.add.at(used[:, c], neighbours_of(i), delta)
+
+    stack: list[tuple[int, list[int]]] = []
+    first = pick()
+    stack.append((first, options(first)))
+    n_nodes = 0
     while stack:
-        nodes += 1
-        if nodes > max_nodes or (deadline is not None and nodes % 256 == 0 and deadline.expired()):
+        n_nodes += 1
+        if n_nodes > max_nodes or (deadline is not None and n_nodes % 256 == 0 and deadline.expired()):
             return None
-        v, choices = stack[-1]
+        i, choices = stack[-1]
+        if colour[i] >= 0:  # coming back to i: undo its colour before trying the next one
+            set_colour(i, int(colour[i]), -1)
+            colour[i] = -1
         if not choices:
-            colour[v] = -1
             stack.pop()
             continue
-        colour[v] = choices.pop(0)
+        c = choices.pop(0)
+        colour[i] = c
+        set_colour(i, c, +1)
         nxt = pick()
         if nxt < 0:
-            labels[constrained] = colour[constrained]
+            labels[nodes_all] = colour
             return labels
         stack.append((nxt, options(nxt)))
     return None

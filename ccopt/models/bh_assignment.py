@@ -1012,6 +1012,10 @@ class BHAssignmentProgram:
             rows.solver = PersistentSolver(rows.model, self._solver_name, self._options)
         result = rows.solver.solve(time_limit=time_limit, require_solution=False)
         solves.append(result)
+        if result.status is Status.INTERRUPTED:
+            # HiGHS catches Ctrl-C itself and returns; pass it on so callers (BH-kmeans)
+            # can stop with their best result so far.
+            raise KeyboardInterrupt
         if result.status is Status.INFEASIBLE:
             raise InfeasibleConstraintsError(
                 "The hard constraints and cluster-size bounds admit no assignment into "

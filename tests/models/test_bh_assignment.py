@@ -445,3 +445,18 @@ def test_leaf_elimination_is_exact_on_trees_and_cycles(graph, seed):
     for flags in ({}, {"max_labellings": 1}):
         check_against_enumeration(X, centers, k, rows, float(rng.choice([0.1, 0.5, 1.0])), None, None,
                                   **flags)
+
+
+def test_solver_interrupt_becomes_keyboard_interrupt(monkeypatch):
+    # HiGHS handles Ctrl-C itself and returns status "interrupted"; the program passes it on.
+    from ccopt.solvers import PersistentSolver, SolveResult
+    from ccopt.status import Status
+
+    def interrupted(self, **kwargs):
+        return SolveResult(Status.INTERRUPTED, None, None, 0.0, "appsi_highs", "userInterrupt", False)
+
+    monkeypatch.setattr(PersistentSolver, "solve", interrupted)
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    problem = ClusteringProblem.create(X, 2, ml=[(0, 5)], cl=[(0, 1)], require_closure=False)
+    with pytest.raises(KeyboardInterrupt):
+        BHAssignmentProgram(problem, centers=X[:2], decompose=False).solve()
