@@ -308,7 +308,7 @@ cannot-link columns (Table 2) are given for reference; they ran on their own con
 * Letter: 200 objects of each of A, B, C (first in UCI order); the paper's 600-object subset is
   not specified.
 * NMI: arithmetic normalisation, which is Danon et al.'s formula (4.5) of the paper.
-* Readings of the LCC pseudo-code (documented in `ccopt/cluster/lcc.py`): violations counted
+* Readings of the LCC pseudo-code (documented in `ccopt/cluster/_lcc.py`): violations counted
   on the final labelling of each iteration (not only the deliberately kept ones), initial
   multipliers 1, negative swap costs kept as written, extra stop at a fixed point (same
   result as running on).

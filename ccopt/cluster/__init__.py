@@ -15,52 +15,34 @@ estimator              algorithm
 =====================  ==============================================================
 """
 
-import sys
-import types
+# The modules are private (``_kmeans``, ...) as in scikit-learn, so that each function twin
+# (``kmeans``, ``lcc``, ...) is the only public object with its name.
 from importlib import import_module
 
 _LAZY = {
-    "KMeans": "ccopt.cluster.kmeans",
-    "kmeans": "ccopt.cluster.kmeans",
-    "COPKMeans": "ccopt.cluster.cop_kmeans",
-    "cop_kmeans": "ccopt.cluster.cop_kmeans",
-    "PCKMeans": "ccopt.cluster.pckmeans",
-    "pckmeans": "ccopt.cluster.pckmeans",
-    "BHKMeans": "ccopt.cluster.bh_kmeans",
-    "bh_kmeans": "ccopt.cluster.bh_kmeans",
-    "LCC": "ccopt.cluster.lcc",
-    "lcc": "ccopt.cluster.lcc",
-    "KMeansS": "ccopt.cluster.pcs",
-    "kmeans_s": "ccopt.cluster.pcs",
-    "PCS": "ccopt.cluster.pcs",
-    "pcs": "ccopt.cluster.pcs",
-    "MLKMeans": "ccopt.cluster.ml_kmeans",
-    "ml_kmeans": "ccopt.cluster.ml_kmeans",
-    "GreedyMLKMeans": "ccopt.cluster.ml_kmeans",
-    "greedy_ml_kmeans": "ccopt.cluster.ml_kmeans",
+    "KMeans": "ccopt.cluster._kmeans",
+    "kmeans": "ccopt.cluster._kmeans",
+    "COPKMeans": "ccopt.cluster._cop_kmeans",
+    "cop_kmeans": "ccopt.cluster._cop_kmeans",
+    "cop_kmeans_problem": "ccopt.cluster._cop_kmeans",
+    "PCKMeans": "ccopt.cluster._pckmeans",
+    "pckmeans": "ccopt.cluster._pckmeans",
+    "BHKMeans": "ccopt.cluster._bh_kmeans",
+    "bh_kmeans": "ccopt.cluster._bh_kmeans",
+    "LCC": "ccopt.cluster._lcc",
+    "lcc": "ccopt.cluster._lcc",
+    "KMeansS": "ccopt.cluster._pcs",
+    "kmeans_s": "ccopt.cluster._pcs",
+    "PCS": "ccopt.cluster._pcs",
+    "pcs": "ccopt.cluster._pcs",
+    "MLKMeans": "ccopt.cluster._ml_kmeans",
+    "ml_kmeans": "ccopt.cluster._ml_kmeans",
+    "GreedyMLKMeans": "ccopt.cluster._ml_kmeans",
+    "greedy_ml_kmeans": "ccopt.cluster._ml_kmeans",
+    "ml_kmeanspp_init": "ccopt.cluster._ml_kmeans",
 }
 
 __all__ = sorted(_LAZY)
-
-
-class _Package(types.ModuleType):
-    """This package's module type: a public name is never replaced by a submodule.
-
-    Each function twin has the name of the module that defines it (``kmeans`` in
-    ``ccopt.cluster.kmeans``, ...). Importing a submodule makes the import system bind it as
-    an attribute of its package, which would hide the twin: ``ccopt.cluster.kmeans`` would be
-    the function or the module depending on what some other code imported first. Refusing
-    that one binding keeps ``ccopt.cluster.<twin>`` the function; the submodules stay
-    importable by their full names (``from ccopt.cluster.kmeans import ...``).
-    """
-
-    def __setattr__(self, name, value):
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name):

@@ -340,7 +340,7 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
 
     Both are kept when both succeed; the cheaper one starts the run.
     """
-    from ccopt.cluster.cop_kmeans import cop_kmeans_problem
+    from ccopt.cluster._cop_kmeans import cop_kmeans_problem
 
     candidates = []
     try:
@@ -360,7 +360,7 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
 
 def _unconstrained_kmeans(X: np.ndarray, k: int, rng):
     """Best of 10 k-means++ runs without constraints: the lower-bound oracles' first solution."""
-    from ccopt.cluster.kmeans import KMeans
+    from ccopt.cluster._kmeans import KMeans
 
     return KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1))).fit(X)
 

@@ -471,7 +471,7 @@ def _quiet_cop_kmeans(problem: ClusteringProblem, rng, deadline: Deadline, **par
     A restart that cycles until ``max_iter`` still returns a feasible labelling, which is all
     a baseline run needs; the warning would otherwise repeat for every one of the ``p`` runs.
     """
-    from ccopt.cluster.cop_kmeans import cop_kmeans_problem
+    from ccopt.cluster._cop_kmeans import cop_kmeans_problem
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

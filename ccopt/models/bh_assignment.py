@@ -617,6 +617,26 @@ class _Decomposition:
             labels[self.peeled[t]] = choice[t, labels[self.parent[t]]]
 
 
+class _UnlabellableUnits(Exception):
+    """Units (not objects) whose hard rows admit no labelling; translated by the caller."""
+
+    def __init__(self, units: list[int], n_clusters: int):
+        super().__init__(units, n_clusters)
+        self.units, self.n_clusters = units, n_clusters
+
+
+def _objects_certificate(err: _UnlabellableUnits, unit: np.ndarray) -> InfeasibleConstraintsError:
+    """The error users see: one object per unit (its smallest index), as every certificate does."""
+    first_object = np.full(int(unit.max()) + 1, -1, dtype=np.int64)
+    first_object[unit[::-1]] = np.arange(unit.size - 1, -1, -1)
+    objects = first_object[err.units].tolist()
+    return InfeasibleConstraintsError(
+        f"The hard constraints among objects {objects} (one per hard must-link group) admit no "
+        f"labelling with {err.n_clusters} clusters.",
+        certificate=objects,
+    )
+
+
 def _enumerate(group: _SmallGroup, unit_cost: np.ndarray, penalty_coef: float,
                chunk_elements: int = 4_000_000) -> np.ndarray:
     """Best labelling of every component of ``group``, shape (C, s); exact.
@@ -643,11 +663,7 @@ def _enumerate(group: _SmallGroup, unit_cost: np.ndarray, penalty_coef: float,
         choice = np.argmin(cost, axis=1)
         if not np.isfinite(cost[np.arange(hi - lo), choice]).all():
             bad = int(np.flatnonzero(~np.isfinite(cost[np.arange(hi - lo), choice]))[0]) + lo
-            raise InfeasibleConstraintsError(
-                f"The hard constraints among units {group.units[bad].tolist()} admit no labelling "
-                f"with {k} clusters.",
-                certificate=group.units[bad].tolist(),
-            )
+            raise _UnlabellableUnits(group.units[bad].tolist(), k)
         best[lo:hi] = labellings[choice]
     return best
 
@@ -1047,7 +1063,10 @@ class BHAssignmentProgram:
                 f"{plan.n_clusters} clusters.")
         unit_labels = np.argmin(unary, axis=1)
         for group in dec.groups:
-            unit_labels[group.units] = _enumerate(group, unary, coef)
+            try:
+                unit_labels[group.units] = _enumerate(group, unary, coef)
+            except _UnlabellableUnits as err:
+                raise _objects_certificate(err, plan.unit) from None
         status = Status.OPTIMAL
         if dec.core_units.size:
             rows = self._core_rows()

@@ -10,7 +10,7 @@ import pytest
 
 import ccopt._timing
 from ccopt import ClusteringProblem, Constraints, Status
-from ccopt.cluster.bh_kmeans import BHKMeans, bh_kmeans
+from ccopt.cluster._bh_kmeans import BHKMeans, bh_kmeans
 from ccopt.exceptions import (
     ConvergenceWarning,
     InfeasibleConstraintsError,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ccopt._timing import Deadline
 from ccopt.cluster import COPKMeans, KMeans
-from ccopt.cluster.cop_kmeans import cop_kmeans, cop_kmeans_problem
+from ccopt.cluster._cop_kmeans import cop_kmeans, cop_kmeans_problem
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
 from ccopt.problem import ClusteringProblem

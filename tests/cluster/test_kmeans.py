@@ -11,7 +11,7 @@ from sklearn.cluster import KMeans as SkKMeans
 
 from ccopt.cluster import KMeans
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster.kmeans import kmeans
+from ccopt.cluster._kmeans import kmeans
 from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 from ccopt.metrics import wcss
 from ccopt.status import Status

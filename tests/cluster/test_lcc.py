@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from ccopt.cluster import LCC
-from ccopt.cluster.lcc import _lcc_centers, lcc
+from ccopt.cluster._lcc import _lcc_centers, lcc
 from ccopt.constraints import Constraints
 from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 from ccopt.status import Status

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.cluster import KMeans as SklearnKMeans
 
 from ccopt.cluster import KMeans
-from ccopt.cluster.ml_kmeans import (
+from ccopt.cluster._ml_kmeans import (
     GreedyMLKMeans,
     MLKMeans,
     _cannot_link_sets,

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccopt.cluster import KMeans, PCKMeans
-from ccopt.cluster.pckmeans import _neighbourhood_centers, pckmeans
+from ccopt.cluster._pckmeans import _neighbourhood_centers, pckmeans
 from ccopt.constraints import CL, ML, Constraints
 from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
 from ccopt.problem import ClusteringProblem

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import entropy
 from sklearn.cluster import KMeans as SklearnKMeans
 
-from ccopt.cluster.pcs import (
+from ccopt.cluster._pcs import (
     PCS,
     KMeansS,
     _align,

@@ -195,9 +195,6 @@ def test_bh_kmeans_refuses_a_hard_clique_of_single_objects_before_any_solve(no_s
     assert_clique_certificate(info.value.certificate, 10, 2, [], cl)
 
 
-@pytest.mark.xfail(strict=True, reason="ccopt/models/bh_assignment.py _enumerate: the certificate of a "
-                   "hard clique lists unit ids (hard must-link components numbered 0..), not object "
-                   "indices, once hard must-links were contracted")
 def test_bh_kmeans_clique_certificate_names_objects_when_must_links_are_contracted(no_solve):
     X = blobs(10, 2, 3)
     ml = [(5, 8)]                      # unit of {5, 8}; objects 0..4 keep their own units

@@ -21,9 +21,9 @@ TWINS = ["kmeans", "cop_kmeans", "pckmeans", "bh_kmeans", "lcc", "kmeans_s", "pc
 SUBMODULES = ["kmeans", "cop_kmeans", "pckmeans", "bh_kmeans", "lcc", "pcs", "ml_kmeans"]
 
 
-def test_function_twins_are_functions_even_after_their_modules_were_imported():
+def test_function_twins_are_functions_even_after_the_private_modules_were_imported():
     for name in SUBMODULES:
-        importlib.import_module(f"ccopt.cluster.{name}")
+        importlib.import_module(f"ccopt.cluster._{name}")
     import ccopt.cluster
 
     for name in TWINS:
@@ -38,7 +38,7 @@ def test_function_twins_are_functions_even_after_their_modules_were_imported():
 @pytest.mark.slow
 def test_function_twins_in_a_fresh_process_that_imports_a_module_first():
     """Import order differs between programs; check the one that used to break."""
-    code = ("import ccopt.cluster.cop_kmeans, ccopt.cluster, inspect; "
+    code = ("import ccopt.cluster._cop_kmeans, ccopt.cluster, inspect; "
             "print(all(inspect.isfunction(getattr(ccopt.cluster, n)) for n in "
             f"{TWINS!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)

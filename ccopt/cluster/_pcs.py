@@ -84,21 +84,21 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster.cop_kmeans import _dead_end_message, _DeadEnd
-from ccopt.cluster.kmeans import (
+from ccopt.cluster._kmeans import (
     _TWIN_DOC,
     _alternate,
     _check_init,
     _lloyd,
-    _single_blas_thread,
     _twin,
 )
-from ccopt.cluster.ml_kmeans import _best_run
-from ccopt.cluster.pckmeans import _PCKModel
+from ccopt.cluster._ml_kmeans import _best_run
+from ccopt.cluster._pckmeans import _PCKModel
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.problem import ClusteringProblem
@@ -422,7 +422,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with _single_blas_thread():  # (n, d) x (d, k) products: extra BLAS threads only cost
+        with single_blas_thread():  # (n, d) x (d, k) products: extra BLAS threads only cost
             return self._run(problem, rng, deadline)
 
     def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:

@@ -50,7 +50,7 @@ from ccopt._validation import (
 )
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
 from ccopt.cluster._init_centers import kmeanspp
-from ccopt.cluster.kmeans import _TWIN_DOC, _check_init, _twin
+from ccopt.cluster._kmeans import _TWIN_DOC, _check_init, _twin
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError, SolverError
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.problem import ClusteringProblem

@@ -55,10 +55,11 @@ from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
 from ccopt._progress import progress_bar
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
-from ccopt.cluster.kmeans import _TWIN_DOC, _check_init, _single_blas_thread, _twin, _weighted_means
+from ccopt.cluster._kmeans import _TWIN_DOC, _check_init, _twin, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -524,7 +525,7 @@ def _best_run(one_run, runs: int, max_iter: int, progress, name: str):
 
     Stops early when a run ran out of time or was interrupted (the kept run then carries that
     status) and warns when the kept run stopped on ``max_iter``. Shared with
-    :mod:`ccopt.cluster.pcs`.
+    :mod:`ccopt.cluster._pcs`.
     """
     best = None
     with progress_bar(runs * max_iter, enabled=progress, desc=name, unit="iter") as bar:
@@ -564,7 +565,7 @@ class _JiaBase(ConstrainedClusterer):
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with _single_blas_thread():  # small (n, k) products: extra BLAS threads only cost
+        with single_blas_thread():  # small (n, k) products: extra BLAS threads only cost
             return self._fit_runs(problem, rng, deadline)
 
     def _fit_runs(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:

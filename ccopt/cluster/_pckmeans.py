@@ -51,19 +51,19 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ccopt._progress import progress_bar
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster.cop_kmeans import _dead_end_message, _DeadEnd
-from ccopt.cluster.kmeans import (
+from ccopt.cluster._kmeans import (
     _TWIN_DOC,
     _absolute_tol,
     _adjacency,
     _alternate,
     _check_init,
     _check_tol,
-    _single_blas_thread,
     _twin,
 )
 from ccopt.constraints import Constraints
@@ -299,7 +299,7 @@ default="neighborhoods"
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with _single_blas_thread():
+        with single_blas_thread():
             return self._run(problem, rng, deadline)
 
     def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:

@@ -90,16 +90,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from ccopt._progress import progress_bar
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster.kmeans import (
+from ccopt.cluster._kmeans import (
     _TWIN_DOC,
     _adjacency,
     _check_init,
     _check_real_at_least,
-    _single_blas_thread,
     _twin,
     _weighted_means,
     _within_scatter,
@@ -397,7 +397,7 @@ class LCC(ConstrainedClusterer):
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with _single_blas_thread():
+        with single_blas_thread():
             return self._run(problem, rng, deadline)
 
     def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:

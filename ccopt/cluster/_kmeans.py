@@ -18,8 +18,8 @@ Since the squared distances of the objects of a super-instance ``s`` (mean ``X_s
 weighted k-means on super-instances minimises exactly the within-cluster sum of squares
 (WCSS) of the objects over the labellings that keep every must-link group together.
 
-This module also holds the small kernels shared by :mod:`~ccopt.cluster.cop_kmeans`,
-:mod:`~ccopt.cluster.pckmeans` and :mod:`~ccopt.cluster.lcc` (weighted means, the Lloyd
+This module also holds the small kernels shared by :mod:`~ccopt.cluster._cop_kmeans`,
+:mod:`~ccopt.cluster._pckmeans` and :mod:`~ccopt.cluster._lcc` (weighted means, the Lloyd
 loop, parameter checks, adjacency lists, the function-twin wrapper).
 """
 
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
 
 from ccopt._progress import progress_bar
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import (
     check_choice,
@@ -89,16 +89,6 @@ def _check_real_at_least(value, name: str, minimum: float, *, strict: bool) -> f
 def _absolute_tol(X: np.ndarray, tol: float) -> float:
     """Centre-shift tolerance relative to the data scale (as scikit-learn's KMeans)."""
     return float(np.var(X, axis=0).mean() * tol) if tol > 0 else 0.0
-
-
-def _single_blas_thread():
-    """Context: one BLAS thread.
-
-    The products here are ``(n, d) x (d, k)`` with small ``k``: memory-bound, so extra
-    BLAS threads buy nothing and, on a loaded machine, cost up to 10x (measured: 75 ms vs
-    8 ms for n=100,000, d=k=10). scikit-learn's KMeans does the same.
-    """
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 # --------------------------------------------------------------------------- closures
@@ -333,7 +323,7 @@ class KMeans(ConstrainedClusterer):
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with _single_blas_thread():
+        with single_blas_thread():
             return self._run(problem, rng, deadline)
 
     def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:

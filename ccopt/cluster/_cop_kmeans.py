@@ -40,18 +40,18 @@ import warnings
 import numpy as np
 
 from ccopt._progress import progress_bar
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster.kmeans import (
+from ccopt.cluster._kmeans import (
     _TWIN_DOC,
     _absolute_tol,
     _adjacency,
     _alternate,
     _check_init,
     _check_tol,
-    _single_blas_thread,
     _twin,
     _weighted_cost,
     _within_scatter,
@@ -152,7 +152,7 @@ def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead
 def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
                 init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
     """COP-kmeans on a validated problem (kernel of :class:`COPKMeans` and :func:`cop_kmeans_problem`)."""
-    with _single_blas_thread():
+    with single_blas_thread():
         return _cop_kmeans_restarts(problem, rng, deadline, init=init, n_init=n_init,
                                     max_iter=max_iter, tol=tol, progress=progress)
 
