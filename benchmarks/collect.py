@@ -1,0 +1,72 @@
+"""Assemble BENCHMARKS.md from the summary and the reports the benchmarks wrote.
+
+Usage: ``python benchmarks/collect.py`` (after any ``bench_*.py`` run). The summary of
+targets, ``benchmarks/summary.md``, is written by hand from the reports: a target is only
+called met where a report's own table shows it.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+REPORTS = HERE / "reports"
+
+# Reading order: the impact score first (the product's main job), then the clustering
+# algorithms, then models and scale.
+ORDER = ("impact_table3", "impact_table3_large", "impact_synthetic", "bh_kmeans", "bh_noise", "lcc",
+         "jia", "pcs", "models", "scale", "scale_kmeans_family")
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _demoted(markdown: str) -> str:
+    """Headings shifted so the report's top level is ``##``: each report sits under ``# Reports``."""
+    levels = [len(m.group(1)) for m in re.finditer(r"^(#{1,6}) ", markdown, flags=re.MULTILINE)]
+    shift = 2 - min(levels, default=2)
+    return re.sub(r"^(#{1,6}) ", lambda m: "#" * min(6, len(m.group(1)) + shift) + " ", markdown,
+                  flags=re.MULTILINE)
+
+
+def collect() -> str:
+    names = [n for n in ORDER if (REPORTS / f"{n}.md").is_file()]
+    names += sorted(p.stem for p in REPORTS.glob("*.md") if p.stem not in ORDER)
+    parts = [
+        "# Benchmarks",
+        "",
+        f"Machine: {_cpu_model()}, 2 cores, Linux, Python {platform.python_version()}; shared with other "
+        "jobs while these ran, so timings are noisy: compare ratios within one table.",
+        "",
+        "Regenerate: run the `benchmarks/bench_*.py` scripts (each report names its command), then "
+        "`python benchmarks/collect.py`.",
+        "",
+        (HERE / "summary.md").read_text().strip(),
+        "",
+        "# Reports",
+        "",
+        "Contents: " + ", ".join(f"[{n}](#{n.replace('_', '-')})" for n in names) + ".",
+    ]
+    for name in names:
+        parts += ["", f'<a id="{name.replace("_", "-")}"></a>', "", _demoted((REPORTS / f"{name}.md").read_text().strip())]
+    return "\n".join(parts) + "\n"
+
+
+def main() -> int:
+    (ROOT / "BENCHMARKS.md").write_text(collect())
+    print(f"wrote {ROOT / 'BENCHMARKS.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
