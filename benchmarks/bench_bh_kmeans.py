@@ -384,7 +384,8 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
     if letter.is_file():
         rec = json.loads(letter.read_text())
         lines += ["", "## Letter (20,000 objects, 26 classes, 1 % regenerated set)", "",
-                  "Command: `python benchmarks/bench_bh_kmeans.py --no-tables --letter`", "",
+                  "Command: `python benchmarks/bench_bh_kmeans.py --no-tables --letter --letter-time-limit "
+                  f"{rec['time_limit']:g}`", "",
                   f"{rec['n_constraints']:,} constraints; ARI **{rec['ari']:.3f}** (PCCC 0.162), "
                   f"{rec['violations']} violations, {rec['time']:.0f} s (PCCC 79 s with Gurobi), "
                   f"status {rec['status']}, {rec['n_iter']} assignment steps, "
