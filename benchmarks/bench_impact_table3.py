@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     run_experiment(tasks, table3_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
                    name="impact_table3")
     rows = [r for r in read_results(args.out) if r["data"] in datasets and r["method"] in methods]
-    text = (f"## Impact score on real data (Table 3 of Randel et al. 2021)\n\n"
+    text = (f"## Impact score on real data (Table 3 of Randel et al. 2021): {', '.join(datasets)}\n\n"
             f"Machine: {machine()}.\nEach row: the published set plus {args.draws} regenerated draws "
             f"(mean F1 over them), each method under {args.budget_fraction:g} x the paper's time budget.\n"
             f"`mssc` is the paper's route, `kmedoids` ccopt's default, `naive` the baseline of TARGETS.md "

@@ -20,7 +20,7 @@ from ccopt.metrics import wcss
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
-__all__ = ["ConstrainedClusterer", "FitOutcome"]
+__all__ = ["ConstrainedClusterer", "FitOutcome", "function_twin"]
 
 
 @dataclass
@@ -135,3 +135,58 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet, so it has no {name}; "
                                  "call fit first.")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- function twins
+def fit_summary(estimator: ConstrainedClusterer, X, ml, cl, constraints):
+    """Fit and return ``(labels, centers, info)`` (the form of every function twin)."""
+    estimator.fit(X, ml=ml, cl=cl, constraints=constraints)
+    info = {
+        "objective": estimator.objective_,
+        "inertia": estimator.inertia_,
+        "n_violations": estimator.n_violations_,
+        "n_iter": estimator.n_iter_,
+        "status": estimator.status_,
+        "estimator": estimator,
+    }
+    return estimator.labels_, estimator.cluster_centers_, info
+
+
+TWIN_RETURNS = """
+    Returns
+    -------
+    labels : ndarray of int64, shape (n_samples,)
+    centers : ndarray of shape (n_clusters, n_features)
+    info : dict
+        ``objective``, ``inertia``, ``n_violations`` (dict ``ml``/``cl``/``total``),
+        ``n_iter``, ``status`` and ``estimator`` (the fitted estimator, for the
+        algorithm-specific attributes).
+"""
+
+_TWIN_DOC = """Function twin of :class:`{cls}`: fit and return labels, centres and a summary.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+    ml, cl : array-like of int, shape (m, 2), optional
+    constraints : Constraints, optional
+    **params
+        Keyword parameters of :class:`{cls}`.
+"""
+
+
+def function_twin(estimator_class: type[ConstrainedClusterer], name: str):
+    """The function twin of ``estimator_class`` (as ``k_means`` is of scikit-learn's ``KMeans``).
+
+    The twin is ``name(X, n_clusters, *, ml=None, cl=None, constraints=None, **params)``; it
+    fits ``estimator_class(n_clusters, **params)`` and returns :func:`fit_summary`'s triple.
+    """
+
+    def twin(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
+        return fit_summary(estimator_class(n_clusters, **params), X, ml, cl, constraints)
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__module__ = estimator_class.__module__
+    twin.__doc__ = _TWIN_DOC.format(cls=estimator_class.__name__) + TWIN_RETURNS
+    return twin

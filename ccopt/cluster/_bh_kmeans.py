@@ -48,9 +48,9 @@ from ccopt._validation import (
     check_positive_int,
     check_time_limit,
 )
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp
-from ccopt.cluster._kmeans import _TWIN_DOC, _check_init, _twin
+from ccopt.cluster._kmeans import _check_init
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError, SolverError
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.problem import ClusteringProblem
@@ -302,21 +302,4 @@ class BHKMeans(ConstrainedClusterer):
         run.status = Status.ITERATION_LIMIT
 
 
-def bh_kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`BHKMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-        Must-link and cannot-link pairs (soft, weight 1).
-    constraints : Constraints, optional
-        Alternative to ``ml``/``cl``, carrying per-constraint weights and hard flags.
-    **params
-        Keyword parameters of :class:`BHKMeans` (``penalty``, ``time_limit``, ...).
-    """
-    return _twin(BHKMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-bh_kmeans.__doc__ += _TWIN_DOC
+bh_kmeans = function_twin(BHKMeans, "bh_kmeans")

@@ -43,16 +43,14 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
-    _TWIN_DOC,
     _absolute_tol,
     _adjacency,
     _alternate,
     _check_init,
     _check_tol,
-    _twin,
     _weighted_cost,
     _within_scatter,
 )
@@ -332,19 +330,4 @@ class COPKMeans(ConstrainedClusterer):
                            tol=_check_tol(self.tol), progress=self.progress)
 
 
-def cop_kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`COPKMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-    constraints : Constraints, optional
-    **params
-        Keyword parameters of :class:`COPKMeans`.
-    """
-    return _twin(COPKMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-cop_kmeans.__doc__ += _TWIN_DOC
+cop_kmeans = function_twin(COPKMeans, "cop_kmeans")

@@ -44,7 +44,7 @@ from ccopt._validation import (
     check_nonnegative,
     check_positive_int,
 )
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.constraints import ML, Constraints, MustLinkClosure
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -222,32 +222,6 @@ def _adjacency(n_nodes: int, pairs: np.ndarray, data: np.ndarray):
 
 
 # --------------------------------------------------------------------------- twin
-def _twin(estimator: ConstrainedClusterer, X, ml, cl, constraints):
-    """Fit and return ``(labels, centers, info)`` (the form of every function twin)."""
-    estimator.fit(X, ml=ml, cl=cl, constraints=constraints)
-    info = {
-        "objective": estimator.objective_,
-        "inertia": estimator.inertia_,
-        "n_violations": estimator.n_violations_,
-        "n_iter": estimator.n_iter_,
-        "status": estimator.status_,
-        "estimator": estimator,
-    }
-    return estimator.labels_, estimator.cluster_centers_, info
-
-
-_TWIN_DOC = """
-    Returns
-    -------
-    labels : ndarray of int64, shape (n_samples,)
-    centers : ndarray of shape (n_clusters, n_features)
-    info : dict
-        ``objective``, ``inertia``, ``n_violations`` (dict ``ml``/``cl``/``total``),
-        ``n_iter``, ``status`` and ``estimator`` (the fitted estimator, for the
-        algorithm-specific attributes).
-"""
-
-
 # --------------------------------------------------------------------------- estimator
 class KMeans(ConstrainedClusterer):
     """k-means on must-link super-instances (weighted Lloyd, k-means++ start).
@@ -364,21 +338,4 @@ class KMeans(ConstrainedClusterer):
                           extra={"n_super_instances": closure.n_super})
 
 
-def kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`KMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-        Must-link and cannot-link pairs (cannot-links are ignored by this algorithm).
-    constraints : Constraints, optional
-        Alternative to ``ml``/``cl``.
-    **params
-        Keyword parameters of :class:`KMeans`.
-    """
-    return _twin(KMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-kmeans.__doc__ += _TWIN_DOC
+kmeans = function_twin(KMeans, "kmeans")

@@ -93,14 +93,12 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_positive_int
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
-    _TWIN_DOC,
     _adjacency,
     _check_init,
     _check_real_at_least,
-    _twin,
     _weighted_means,
     _within_scatter,
 )
@@ -442,19 +440,4 @@ class LCC(ConstrainedClusterer):
         )
 
 
-def lcc(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`LCC`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-    constraints : Constraints, optional
-    **params
-        Keyword parameters of :class:`LCC`.
-    """
-    return _twin(LCC(n_clusters, **params), X, ml, cl, constraints)
-
-
-lcc.__doc__ += _TWIN_DOC
+lcc = function_twin(LCC, "lcc")

@@ -58,8 +58,8 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
-from ccopt.cluster._kmeans import _TWIN_DOC, _check_init, _twin, _weighted_means
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
+from ccopt.cluster._kmeans import _check_init, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -750,35 +750,5 @@ class GreedyMLKMeans(_JiaBase):
         return _greedy_run(X, sup, cls, seeds, max_iter=self.max_iter, deadline=deadline, bar=bar)
 
 
-def ml_kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`MLKMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-    constraints : Constraints, optional
-    **params
-        Keyword parameters of :class:`MLKMeans`.
-    """
-    return _twin(MLKMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-def greedy_ml_kmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`GreedyMLKMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-    constraints : Constraints, optional
-    **params
-        Keyword parameters of :class:`GreedyMLKMeans`.
-    """
-    return _twin(GreedyMLKMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-ml_kmeans.__doc__ += _TWIN_DOC
-greedy_ml_kmeans.__doc__ += _TWIN_DOC
+ml_kmeans = function_twin(MLKMeans, "ml_kmeans")
+greedy_ml_kmeans = function_twin(GreedyMLKMeans, "greedy_ml_kmeans")

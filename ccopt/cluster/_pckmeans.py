@@ -54,17 +54,15 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
-    _TWIN_DOC,
     _absolute_tol,
     _adjacency,
     _alternate,
     _check_init,
     _check_tol,
-    _twin,
 )
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
@@ -354,20 +352,4 @@ default="neighborhoods"
                           extra={"objective_history": best.history})
 
 
-def pckmeans(X, n_clusters, *, ml=None, cl=None, constraints=None, **params):
-    """Function twin of :class:`PCKMeans`: fit and return labels, centres and a summary.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_clusters : int
-    ml, cl : array-like of int, shape (m, 2), optional
-    constraints : Constraints, optional
-        Use this to give per-constraint weights or hard flags.
-    **params
-        Keyword parameters of :class:`PCKMeans`.
-    """
-    return _twin(PCKMeans(n_clusters, **params), X, ml, cl, constraints)
-
-
-pckmeans.__doc__ += _TWIN_DOC
+pckmeans = function_twin(PCKMeans, "pckmeans")

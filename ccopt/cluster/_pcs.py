@@ -87,15 +87,13 @@ from scipy.spatial.distance import cdist
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome
+from ccopt.cluster._base import TWIN_RETURNS, ConstrainedClusterer, FitOutcome, fit_summary
 from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
-    _TWIN_DOC,
     _alternate,
     _check_init,
     _lloyd,
-    _twin,
 )
 from ccopt.cluster._ml_kmeans import _best_run
 from ccopt.cluster._pckmeans import _PCKModel
@@ -680,7 +678,7 @@ def kmeans_s(X, n_clusters, *, sizes, **params):
     **params
         Other keyword parameters of :class:`KMeansS`.
     """
-    return _twin(KMeansS(n_clusters, sizes=sizes, **params), X, None, None, None)
+    return fit_summary(KMeansS(n_clusters, sizes=sizes, **params), X, None, None, None)
 
 
 def pcs(X, n_clusters, *, sizes, ml=None, cl=None, constraints=None, **params):
@@ -697,8 +695,8 @@ def pcs(X, n_clusters, *, sizes, ml=None, cl=None, constraints=None, **params):
     **params
         Other keyword parameters of :class:`PCS`.
     """
-    return _twin(PCS(n_clusters, sizes=sizes, **params), X, ml, cl, constraints)
+    return fit_summary(PCS(n_clusters, sizes=sizes, **params), X, ml, cl, constraints)
 
 
-kmeans_s.__doc__ += _TWIN_DOC
-pcs.__doc__ += _TWIN_DOC
+kmeans_s.__doc__ += TWIN_RETURNS
+pcs.__doc__ += TWIN_RETURNS
