@@ -77,3 +77,17 @@ def test_every_error_class_is_a_ccopt_error_and_every_warning_a_ccopt_warning():
     for name in ccopt.exceptions.__all__:
         cls = getattr(ccopt.exceptions, name)
         assert issubclass(cls, ccopt.CcoptError | ccopt.CcoptWarning), name
+
+
+def test_every_twin_documents_its_estimator_and_what_it_returns():
+    import ccopt.cluster
+
+    estimators = {"kmeans": "KMeans", "cop_kmeans": "COPKMeans", "pckmeans": "PCKMeans",
+                  "bh_kmeans": "BHKMeans", "lcc": "LCC", "kmeans_s": "KMeansS", "pcs": "PCS",
+                  "ml_kmeans": "MLKMeans", "greedy_ml_kmeans": "GreedyMLKMeans"}
+    for name, cls in estimators.items():
+        twin = getattr(ccopt.cluster, name)
+        assert f"Function twin of :class:`{cls}`" in twin.__doc__, name
+        assert "Returns\n    -------" in twin.__doc__ and "info : dict" in twin.__doc__, name
+        # Picklable by reference (joblib workers receive twins by name).
+        assert getattr(importlib.import_module(twin.__module__), name) is twin
