@@ -8,11 +8,13 @@ attributes common to all algorithms.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_random_state, check_time_limit
 from ccopt.exceptions import NotFittedError
@@ -71,6 +73,10 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     #: components and at least ``n_clusters`` components; soft ones do not.
     _requires_feasible_closure = False
 
+    #: Kernels built on thin ``(n, d) x (d, k)`` products run with one BLAS thread (see
+    #: :func:`ccopt._threads.single_blas_thread`); solver-driven ones keep the default.
+    _single_blas_thread = False
+
     def _size_bounds(self) -> dict:
         """Cluster-size bounds to validate with the problem (algorithms with sizes override)."""
         return {}
@@ -100,7 +106,8 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         )
         rng = check_random_state(getattr(self, "random_state", None))
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
-        outcome = self._fit(problem, rng, deadline)
+        with single_blas_thread() if self._single_blas_thread else nullcontext():
+            outcome = self._fit(problem, rng, deadline)
         self._set_fitted(problem, outcome)
         return self
 

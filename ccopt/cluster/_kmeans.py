@@ -35,7 +35,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ccopt._progress import progress_bar
-from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import (
     check_choice,
@@ -285,6 +284,8 @@ class KMeans(ConstrainedClusterer):
     True
     """
 
+    _single_blas_thread = True
+
     def __init__(self, n_clusters, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
                  random_state=None, time_limit=None, progress=False):
         self.n_clusters = n_clusters
@@ -297,10 +298,6 @@ class KMeans(ConstrainedClusterer):
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with single_blas_thread():
-            return self._run(problem, rng, deadline)
-
-    def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         k = problem.n_clusters
         init = _check_init(self.init, ("k-means++",), k, problem.n_features)
         n_init = check_positive_int(self.n_init, "n_init")

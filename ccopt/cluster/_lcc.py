@@ -90,7 +90,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ccopt._progress import progress_bar
-from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
@@ -379,6 +378,7 @@ class LCC(ConstrainedClusterer):
     """
 
     _requires_feasible_closure = True
+    _single_blas_thread = True
 
     def __init__(self, n_clusters, *, alpha=2.0, lambda_init=1.0, max_iter=100,
                  max_no_improvement=25, init="random", n_init=1, random_state=None,
@@ -395,10 +395,6 @@ class LCC(ConstrainedClusterer):
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with single_blas_thread():
-            return self._run(problem, rng, deadline)
-
-    def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         k = problem.n_clusters
         alpha = _check_real_at_least(self.alpha, "alpha", 1.0, strict=True)
         lambda_init = _check_real_at_least(self.lambda_init, "lambda_init", 0.0, strict=True)

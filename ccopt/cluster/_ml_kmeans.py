@@ -55,7 +55,6 @@ from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
 from ccopt._progress import progress_bar
-from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
@@ -550,6 +549,7 @@ class _JiaBase(ConstrainedClusterer):
     """Shared driver: validation, restarts, progress, fitted attributes."""
 
     _requires_feasible_closure = True
+    _single_blas_thread = True
     _init_names: tuple = ()
     _name = ""
 
@@ -565,10 +565,6 @@ class _JiaBase(ConstrainedClusterer):
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with single_blas_thread():  # small (n, k) products: extra BLAS threads only cost
-            return self._fit_runs(problem, rng, deadline)
-
-    def _fit_runs(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         self._check_params(problem)
         k = problem.n_clusters
         sup = _SuperInstances.from_closure(problem.X, problem.closure)

@@ -51,7 +51,6 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ccopt._progress import progress_bar
-from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
@@ -284,6 +283,8 @@ default="neighborhoods"
     0
     """
 
+    _single_blas_thread = True
+
     def __init__(self, n_clusters, *, weight=1.0, init="neighborhoods", n_init=1, max_iter=300,
                  tol=1e-4, random_state=None, time_limit=None, progress=False):
         self.n_clusters = n_clusters
@@ -297,10 +298,6 @@ default="neighborhoods"
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with single_blas_thread():
-            return self._run(problem, rng, deadline)
-
-    def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         k = problem.n_clusters
         init = _check_init(self.init, _INIT_CHOICES, k, problem.n_features)
         weight = check_nonnegative(self.weight, "weight")

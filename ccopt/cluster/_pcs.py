@@ -84,7 +84,6 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int
 from ccopt.cluster._base import TWIN_RETURNS, ConstrainedClusterer, FitOutcome, fit_summary
@@ -394,6 +393,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
     """Shared driver of KMeansS and PCS: checks, seeding, restarts, fitted attributes."""
 
     _name = ""
+    _single_blas_thread = True
 
     def _check_common(self, problem: ClusteringProblem) -> None:
         self._sizes = _check_sizes(self.sizes, problem.n_samples, problem.n_clusters, self._name)
@@ -420,10 +420,6 @@ class _SizeConstrainedBase(ConstrainedClusterer):
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        with single_blas_thread():  # (n, d) x (d, k) products: extra BLAS threads only cost
-            return self._run(problem, rng, deadline)
-
-    def _run(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         self._check(problem)
         X, k = problem.X, problem.n_clusters
         runs = 1 if isinstance(self._init, np.ndarray) else self.n_init  # given centres: one run

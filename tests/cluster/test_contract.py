@@ -142,3 +142,26 @@ def test_clone_gives_an_unfitted_copy_with_the_same_parameters(name, data):
     assert copy.get_params() == est.get_params()
     assert not hasattr(copy, "labels_")
     np.testing.assert_array_equal(copy.fit(X, **_pairs(name, ml, cl)).labels_, est.labels_)
+
+
+def test_vectorised_kernels_run_with_one_blas_thread(monkeypatch):
+    """The base ``fit`` limits BLAS to one thread for classes that declare it, and only there."""
+    from threadpoolctl import threadpool_info
+
+    from ccopt.cluster import BHKMeans, KMeans
+
+    seen = {}
+
+    def recording(name, original):
+        def _fit(self, problem, rng, deadline):
+            seen[name] = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+            return original(self, problem, rng, deadline)
+        return _fit
+
+    monkeypatch.setattr(KMeans, "_fit", recording("KMeans", KMeans._fit))
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    KMeans(2, n_init=1, random_state=0).fit(X)
+    if not seen["KMeans"]:
+        pytest.skip("no BLAS library visible to threadpoolctl")
+    assert seen["KMeans"] == {1}
+    assert KMeans._single_blas_thread and not BHKMeans._single_blas_thread
