@@ -421,11 +421,16 @@ def _weighted_cost(sup: _SuperInstances, centers: np.ndarray) -> np.ndarray:
     return sup.weights[:, None] * cdist(sup.means, centers, "sqeuclidean")
 
 
-def _jia_run(sup: _SuperInstances, cls: _CannotLinkSets, seeds: np.ndarray, *, max_iter: int,
-             tol: float, deadline: Deadline, bar) -> _Run:
-    """Algorithm 3 from the given centres. ``cost`` is ``sum_p ||p - c(p)||²`` (eq. 6)."""
+def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter: int,
+                    deadline: Deadline, bar, tol: float | None = None) -> _Run:
+    """Assign, recentre, repeat from ``seeds``; ``cost`` is ``sum_p ||p - c(p)||²`` (eq. 6).
+
+    ``assign(centers, cost_matrix, previous_labels)`` returns the labels of the super-instances
+    (``previous_labels`` is None at the start). Stops when the labels settle or, with ``tol``,
+    when the cost no longer decreases by more than ``tol * cost`` (Jia et al. step 8).
+    """
     cost_matrix = _weighted_cost(sup, seeds)
-    labels = _jia_assign(cost_matrix, cls, None)
+    labels = assign(seeds, cost_matrix, None)
     rows = np.arange(labels.size)
     # (labels, the centres they were assigned to, their cost): replaced whole, so an interrupt
     # never leaves a labelling paired with other centres.
@@ -441,19 +446,25 @@ def _jia_run(sup: _SuperInstances, cls: _CannotLinkSets, seeds: np.ndarray, *, m
             labels, centers, cost = state
             centers = _recentre(sup, labels, centers)  # step 5
             cost_matrix = _weighted_cost(sup, centers)
-            new_labels = _jia_assign(cost_matrix, cls, labels)  # step 7
+            new_labels = assign(centers, cost_matrix, labels)  # step 7
             state = (new_labels, centers, sup.total_spread + float(cost_matrix[rows, new_labels].sum()))
             n_iter += 1
             bar.update(1)
             history.append(state[2])
-            # Step 8: go on only while the cost strictly decreases (by more than tol * cost).
-            if np.array_equal(new_labels, labels) or cost - state[2] <= tol * cost:
+            if np.array_equal(new_labels, labels) or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
     labels, centers, cost = state
     return _Run(labels, centers, cost, history[:n_iter + 1], n_iter, status, seeds)
+
+
+def _jia_run(sup: _SuperInstances, cls: _CannotLinkSets, seeds: np.ndarray, *, max_iter: int,
+             tol: float, deadline: Deadline, bar) -> _Run:
+    """Algorithm 3 from the given centres: min-sum matching per cannot-link set each step."""
+    return _alternate_runs(sup, seeds, lambda centers, cost, previous: _jia_assign(cost, cls, previous),
+                           max_iter=max_iter, deadline=deadline, bar=bar, tol=tol)
 
 
 # ---------------------------------------------------------------------------- greedy baseline
@@ -491,32 +502,8 @@ def _greedy_assign(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets,
 def _greedy_run(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets, seeds: np.ndarray, *,
                 max_iter: int, deadline: Deadline, bar) -> _Run:
     """The greedy baseline iterated like k-means until the labels stop changing."""
-    labels = _greedy_assign(X, sup, cls, seeds)
-    rows = np.arange(labels.size)
-    state = (labels, seeds, sup.total_spread + float(_weighted_cost(sup, seeds)[rows, labels].sum()))
-    history = [state[2]]
-    status = Status.ITERATION_LIMIT
-    n_iter = 0
-    try:
-        while n_iter < max_iter:
-            if deadline.expired():
-                status = Status.TIME_LIMIT
-                break
-            labels, centers, _ = state
-            centers = _recentre(sup, labels, centers)
-            new_labels = _greedy_assign(X, sup, cls, centers)
-            state = (new_labels, centers,
-                     sup.total_spread + float(_weighted_cost(sup, centers)[rows, new_labels].sum()))
-            n_iter += 1
-            bar.update(1)
-            history.append(state[2])
-            if np.array_equal(new_labels, labels):
-                status = Status.CONVERGED
-                break
-    except KeyboardInterrupt:
-        status = Status.INTERRUPTED
-    labels, centers, cost = state
-    return _Run(labels, centers, cost, history[:n_iter + 1], n_iter, status, seeds)
+    return _alternate_runs(sup, seeds, lambda centers, cost, previous: _greedy_assign(X, sup, cls, centers),
+                           max_iter=max_iter, deadline=deadline, bar=bar)
 
 
 def _best_run(one_run, runs: int, max_iter: int, progress, name: str):
