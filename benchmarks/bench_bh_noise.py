@@ -210,7 +210,8 @@ def main(argv=None) -> int:
         args.datasets, args.noise = ["iris_keel", "zoo"], [0.0, 0.2, 0.4]
         args.penalties, args.seeds = [0.0, 0.18, 0.5, 1.0], [0]
     csv_path = args.out_dir / "bh_noise.csv"
-    command = "python benchmarks/bench_bh_noise.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only")
+    passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
+    command = " ".join(["python benchmarks/bench_bh_noise.py", *passed])
     if not args.report_only:
         run(args, csv_path)
     write_report(csv_path, command)
