@@ -35,12 +35,19 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_bh_kmeans import append_row, constraint_sets, read_rows, standardise
+from benchmarks.bench_bh_kmeans import (
+    append_row,
+    command_line,
+    constraint_sets,
+    read_rows,
+    standardise,
+)
 from ccopt._validation import check_random_state
 from ccopt.cluster._init_centers import kmeanspp
 from ccopt.datasets import load_benchmark
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.problem import ClusteringProblem
+from ccopt.solvers import solve
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_first_step.md"
@@ -111,10 +118,10 @@ def set_start(model, row_labels: np.ndarray, cl_rows: np.ndarray, ml_rows: np.nd
 
 
 def lp_bound(model) -> tuple[float, float]:
+    """Optimum of P's LP relaxation and the seconds HiGHS took."""
     relaxed = pyo.TransformationFactory("core.relax_integer_vars").create_using(model)
-    start = time.perf_counter()
-    pyo.SolverFactory("appsi_highs").solve(relaxed)
-    return pyo.value(relaxed.objective), time.perf_counter() - start
+    result = solve(relaxed)
+    return result.objective, result.wall_time
 
 
 def full_program(program: BHAssignmentProgram):
@@ -218,7 +225,7 @@ def main(argv=None) -> int:
                 append_row(csv_path, row, FIELDS)
                 print(f"{folder:<16} CS{size} seed {seed} {row['variant']:<13} bound {row['bound']:.1f} "
                       f"incumbent {row['incumbent']:.1f} ({row['status']}, {row['seconds']:.0f} s)", flush=True)
-    print(write_report(read_rows(csv_path), args.seconds, "python benchmarks/bench_bh_first_step.py"))
+    print(write_report(read_rows(csv_path), args.seconds, command_line("bench_bh_first_step.py", argv)))
     return 0
 
 

@@ -175,6 +175,12 @@ def run_one(X, y, k, cons, seed, args) -> dict:
             "n_iter": est.n_iter_, "n_time_limited_solves": est.n_solves_time_limited_}
 
 
+def command_line(script: str, argv) -> str:
+    """The command a report names: the script and its arguments, without ``--report-only``."""
+    passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
+    return " ".join([f"python benchmarks/{script}", *passed])
+
+
 def read_rows(path: Path) -> list[dict]:
     if not path.is_file():
         return []
@@ -462,7 +468,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.datasets, args.sizes, args.seeds = ["iris_keel", "wine_keel"], [5, 10], [0]
     csv_path = args.out_dir / "bh_kmeans.csv"
-    command = "python benchmarks/bench_bh_kmeans.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only")
+    command = command_line("bench_bh_kmeans.py", argv)
     if not args.report_only:
         if not args.no_tables:
             run_tables(args, csv_path)

@@ -44,7 +44,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_bh_kmeans import append_row, read_rows, standardise
+from benchmarks.bench_bh_kmeans import append_row, command_line, read_rows, standardise
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning
@@ -210,8 +210,7 @@ def main(argv=None) -> int:
         args.datasets, args.noise = ["iris_keel", "zoo"], [0.0, 0.2, 0.4]
         args.penalties, args.seeds = [0.0, 0.18, 0.5, 1.0], [0]
     csv_path = args.out_dir / "bh_noise.csv"
-    passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
-    command = " ".join(["python benchmarks/bench_bh_noise.py", *passed])
+    command = command_line("bench_bh_noise.py", argv)
     if not args.report_only:
         run(args, csv_path)
     write_report(csv_path, command)

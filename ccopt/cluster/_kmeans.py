@@ -220,7 +220,6 @@ def _adjacency(n_nodes: int, pairs: np.ndarray, data: np.ndarray):
     return indptr, cols[order].astype(np.int64), vals[order]
 
 
-# --------------------------------------------------------------------------- twin
 # --------------------------------------------------------------------------- estimator
 class KMeans(ConstrainedClusterer):
     """k-means on must-link super-instances (weighted Lloyd, k-means++ start).
