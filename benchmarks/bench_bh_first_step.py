@@ -206,16 +206,27 @@ def write_report(rows: list[dict], seconds: float, command: str) -> str:
     return text
 
 
+def parse_instances(text: str) -> list[tuple[str, int, int]]:
+    """``folder:size:seed,...`` as tuples; a malformed item is an argparse error naming it."""
+    instances = []
+    for item in text.split(","):
+        parts = item.split(":")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            raise argparse.ArgumentTypeError(f"{item!r} is not folder:size:seed (e.g. vehicle:20:0)")
+        instances.append((parts[0], int(parts[1]), int(parts[2])))
+    return instances
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=100.0, help="MILP time limit per variant")
-    parser.add_argument("--instances", type=lambda s: [tuple(x.split(":")) for x in s.split(",")],
-                        default=None, help="folder:size:seed,... (default: three from the BH table)")
+    parser.add_argument("--instances", type=parse_instances, default=None,
+                        help="folder:size:seed,... (default: three from the BH table)")
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     csv_path = args.out_dir / "bh_first_step.csv"
-    instances = INSTANCES if args.instances is None else [(f, int(s), int(d)) for f, s, d in args.instances]
+    instances = INSTANCES if args.instances is None else args.instances
     if not args.report_only:
         done = {(r["dataset"], int(r["size"]), int(r["seed"])) for r in read_rows(csv_path)}
         for folder, size, seed in instances:
