@@ -35,9 +35,9 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._commands import command_line
 from benchmarks.bench_bh_kmeans import (
     append_row,
-    command_line,
     constraint_sets,
     read_rows,
     standardise,

@@ -51,6 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._commands import command_line
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning
@@ -173,12 +177,6 @@ def run_one(X, y, k, cons, seed, args) -> dict:
     return {"ari": adjusted_rand_score(y, est.labels_), "wcss": est.inertia_,
             "violations": est.n_violations_["total"], "time": elapsed, "status": str(est.status_),
             "n_iter": est.n_iter_, "n_time_limited_solves": est.n_solves_time_limited_}
-
-
-def command_line(script: str, argv) -> str:
-    """The command a report names: the script and its arguments, without ``--report-only``."""
-    passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
-    return " ".join([f"python benchmarks/{script}", *passed])
 
 
 def read_rows(path: Path) -> list[dict]:

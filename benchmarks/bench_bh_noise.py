@@ -44,7 +44,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_bh_kmeans import append_row, command_line, read_rows, standardise
+from benchmarks._commands import command_line
+from benchmarks.bench_bh_kmeans import append_row, read_rows, standardise
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning

@@ -15,7 +15,7 @@ data set and prints it beside the paper's impact-score and pessimistic F1:
 
 No variant here is a proposal to change the benchmark; they are evidence about the protocol.
 
-Run ``python benchmarks/bench_impact_data_variants.py`` (about a minute); it writes
+Run ``python benchmarks/bench_impact_data_variants.py`` (a minute or two on an idle machine); it writes
 benchmarks/reports/impact_data_variants.md.
 """
 
@@ -31,6 +31,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._commands import command_line
 from benchmarks._impact_common import PAPER_TABLE3, machine, markdown_table
 
 DATASETS = ("iris", "wine", "glass", "ionosphere", "control", "balance")
@@ -112,8 +113,7 @@ def main(argv=None) -> int:
             f"does, so a variant whose naive F1 lands near the paper's pessimistic F1 is a candidate "
             f"for the data the paper "
             f"used. Only `raw` is the benchmark's data.\n\n"
-            f"Command: `python benchmarks/bench_impact_data_variants.py "
-            + " ".join(argv if argv is not None else sys.argv[1:]) + "`\n\n"
+            f"Command: `{command_line('bench_impact_data_variants.py', argv)}`\n\n"
             + markdown_table(header, rows) + "\n")
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text)

@@ -29,6 +29,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._commands import command_line
 from benchmarks._impact_common import PAPER_SYNTHETIC, machine, markdown_table, pooled, score_task
 
 HERE = Path(__file__).resolve().parent
@@ -111,8 +112,7 @@ def main(argv=None) -> int:
             f"0..{args.n_generated - 1}. The threshold tau = 0.1 was calibrated on published instances and on "
             "`overlap` instances 0..39 (the paper's Sec. 4.2 method: calibrate on synthetic data), so the "
             "`overlap` rows are in-sample for tau; `overlap15` was not used for calibration.\n\n"
-            "Command: `python benchmarks/bench_impact_synthetic.py "
-            + " ".join(argv if argv is not None else sys.argv[1:]) + "`\n\n"
+            f"Command: `{command_line('bench_impact_synthetic.py', argv)}`\n\n"
             + markdown_table(["design", "method", "instances", "precision", "recall", "F1", "mean s"], table)
             + "\n")
     args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._commands import command_line
 from benchmarks._impact_common import (
     NAIVE_TABLE3,
     PAPER_TABLE3,
@@ -177,8 +178,7 @@ def main(argv=None) -> int:
             f"Gaps are (upper - lower) / upper at the end of the subgradient; the lower bounds of the "
             f"`mssc` and `kmedoids` (Voronoi) oracles are heuristic Lagrangian values, not certified "
             f"bounds, so the gaps are not comparable with the paper's column.\n\n"
-            f"Command: `python benchmarks/bench_impact_table3.py "
-            + " ".join(argv if argv is not None else sys.argv[1:]) + "`\n\n"
+            f"Command: `{command_line('bench_impact_table3.py', argv)}`\n\n"
             + report(rows, proper, methods) + "\n")
     for name in variants:
         base, change = VARIANTS[name]
