@@ -157,7 +157,8 @@ def test_interrupting_the_subgradient_returns_the_scores_so_far(instance, monkey
 
 def test_interrupting_bh_kmeans_returns_the_labels_of_the_finished_steps(instance, monkeypatch):
     X, _, cons = instance
-    reference = BHKMeans(4, max_iter=1, random_state=5).fit(X, constraints=cons)
+    with pytest.warns(ccopt.ConvergenceWarning, match="max_iter=1"):
+        reference = BHKMeans(4, max_iter=1, random_state=5).fit(X, constraints=cons)
     calls = _raise_on_call(monkeypatch, BHAssignmentProgram, "solve", at=2)
     est = BHKMeans(4, max_iter=50, random_state=5).fit(X, constraints=cons)
     assert calls["n"] == 2

@@ -1,5 +1,3 @@
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -95,9 +93,7 @@ def test_a_flipped_constraint_scores_negative_and_the_correct_ones_zero(criterio
 
 def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
     X, y = _separated_blobs()
-    cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ccopt.DuplicateConstraintWarning)
+    with pytest.warns(ccopt.DuplicateConstraintWarning, match="row 0 = row 3"):
         cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
     res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False,
                               labels_true=y)
