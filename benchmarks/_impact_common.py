@@ -46,6 +46,11 @@ METHODS = {
 }
 
 
+def with_row_id(X: np.ndarray) -> np.ndarray:
+    """``X`` with the row number (1..n) as a first feature, as a data file's Id column would be."""
+    return np.column_stack([np.arange(1, len(X) + 1, dtype=float), X])
+
+
 def machine() -> str:
     """One line describing the machine, for the reports."""
     import os

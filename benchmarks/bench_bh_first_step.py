@@ -35,7 +35,7 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
+from benchmarks._reports import command_line, save_report
 from benchmarks.bench_bh_kmeans import (
     append_row,
     constraint_sets,
@@ -201,8 +201,7 @@ def write_report(rows: list[dict], seconds: float, command: str) -> str:
             f"| {float(first['heuristic']):,.1f} ({first['heuristic_violations']}) | " + " | ".join(cells) + " |")
     lines += [""]
     text = "\n".join(lines)
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(text)
+    save_report(REPORT, text)
     return text
 
 

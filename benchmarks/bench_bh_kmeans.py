@@ -54,7 +54,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
+from benchmarks._reports import command_line, save_report
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning
@@ -433,8 +433,7 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
               "rest); it falls back to the whole program when a cluster would be empty.",
               "- Running time is wall-clock per run, k-means++ seeding, model building and all "
               "solves included."]
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text("\n".join(lines) + "\n")
+    save_report(REPORT, "\n".join(lines) + "\n")
     print(f"wrote {REPORT}")
 
 

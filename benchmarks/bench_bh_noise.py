@@ -44,7 +44,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
+from benchmarks._reports import command_line, save_report
 from benchmarks.bench_bh_kmeans import append_row, read_rows, standardise
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
@@ -192,8 +192,7 @@ def write_report(csv_path: Path, command: str) -> None:
     if 0.0 in penalties:
         lines.append("4. p = 0 is k-means: its column is the unconstrained baseline (violations above show "
                      "how many constraints k-means breaks).")
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text("\n".join(lines) + "\n")
+    save_report(REPORT, "\n".join(lines) + "\n")
     print(f"wrote {REPORT}")
 
 

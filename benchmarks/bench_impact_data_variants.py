@@ -15,7 +15,7 @@ data set and prints it beside the paper's impact-score and pessimistic F1:
 
 No variant here is a proposal to change the benchmark; they are evidence about the protocol.
 
-Run ``python benchmarks/bench_impact_data_variants.py`` (a minute or two on an idle machine); it writes
+Run ``python benchmarks/bench_impact_data_variants.py`` (seconds on an idle machine); it writes
 benchmarks/reports/impact_data_variants.md.
 """
 
@@ -31,8 +31,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
-from benchmarks._impact_common import PAPER_TABLE3, machine, markdown_table
+from benchmarks._impact_common import PAPER_TABLE3, machine, markdown_table, with_row_id
+from benchmarks._reports import command_line, save_report
 
 DATASETS = ("iris", "wine", "glass", "ionosphere", "control", "balance")
 HERE = Path(__file__).resolve().parent
@@ -52,7 +52,7 @@ VARIANTS = {
     "raw": lambda X, labels: X,
     "standardised": lambda X, labels: _standardised(X),
     "min-max": lambda X, labels: _min_max(X),
-    "id": lambda X, labels: np.column_stack([np.arange(1, len(X) + 1, dtype=float), X]),
+    "id": lambda X, labels: with_row_id(X),
     "class": lambda X, labels: np.column_stack([X, labels.astype(float)]),
 }
 
@@ -115,8 +115,7 @@ def main(argv=None) -> int:
             f"used. Only `raw` is the benchmark's data.\n\n"
             f"Command: `{command_line('bench_impact_data_variants.py', argv)}`\n\n"
             + markdown_table(header, rows) + "\n")
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(text)
+    save_report(args.report, text)
     print(text)
     return 0
 

@@ -29,8 +29,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
 from benchmarks._impact_common import PAPER_SYNTHETIC, machine, markdown_table, pooled, score_task
+from benchmarks._reports import command_line, save_report
 
 HERE = Path(__file__).resolve().parent
 DESIGNS = {"published": None, "overlap": 1.0, "overlap15": 1.5}
@@ -115,8 +115,7 @@ def main(argv=None) -> int:
             f"Command: `{command_line('bench_impact_synthetic.py', argv)}`\n\n"
             + markdown_table(["design", "method", "instances", "precision", "recall", "F1", "mean s"], table)
             + "\n")
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(text)
+    save_report(args.report, text)
     print(text)
     return 0
 

@@ -40,18 +40,20 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._commands import command_line
 from benchmarks._impact_common import (
     NAIVE_TABLE3,
     PAPER_TABLE3,
     machine,
     markdown_table,
     score_task,
+    with_row_id,
 )
+from benchmarks._reports import command_line, save_report
 
 DATASETS = ("iris", "wine", "glass", "ionosphere", "control", "balance", "cardiotocography", "optical")
-# Diagnostic variants: name -> (data set, what changes). Scored like the rows, reported apart.
-VARIANTS = {"glass_id": ("glass", "the row Id of glass.data (1..214) kept as a tenth feature")}
+# Diagnostic variants: name -> (data set, what changes, how X changes). Scored like the rows,
+# reported apart.
+VARIANTS = {"glass_id": ("glass", "the row Id of glass.data (1..214) kept as a tenth feature", with_row_id)}
 HERE = Path(__file__).resolve().parent
 
 
@@ -79,9 +81,7 @@ def table3_task(config: dict) -> dict:
 
     base = _base_name(config["data"])
     dataset = load_benchmark(base)
-    X = dataset.X
-    if config["data"] == "glass_id":
-        X = np.column_stack([np.arange(1, len(X) + 1, dtype=float), X])
+    X = VARIANTS[config["data"]][2](dataset.X) if config["data"] in VARIANTS else dataset.X
     cons, erroneous = _constraint_set(dataset, config["set"], config["draw"])
     budget = PAPER_TABLE3[(base, config["set"])][0] * config["budget_fraction"]
     return score_task(X, dataset.n_clusters, cons, erroneous, config["method"], config["seed"],
@@ -181,7 +181,7 @@ def main(argv=None) -> int:
             f"Command: `{command_line('bench_impact_table3.py', argv)}`\n\n"
             + report(rows, proper, methods) + "\n")
     for name in variants:
-        base, change = VARIANTS[name]
+        base, change, _ = VARIANTS[name]
         text += (f"\n### Diagnostic `{name}`: {base} with {change}\n\n"
                  f"Not a row of the benchmark: the paper's Table 2 lists {base.capitalize()} with 10 features "
                  f"(the UCI file has 9 plus the Id), and the file is sorted by class, so this variant asks "
@@ -189,8 +189,7 @@ def main(argv=None) -> int:
                  f"The target columns are the paper's and TARGETS.md's (9 features); the `naive` column "
                  f"is recomputed on the same 10 features.\n\n"
                  + report(rows, [name], methods) + "\n")
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(text)
+    save_report(args.report, text)
     print(text)
     return 0
 

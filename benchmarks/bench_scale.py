@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script: make the benchmarks package importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks._reports import save_report  # noqa: E402
 from benchmarks._scale_common import (  # noqa: E402
     MIB,
     add_instance_arguments,
@@ -268,8 +269,7 @@ the constraint graph, most of them by enumeration, the rest by HiGHS through Pyo
 
 {refusal}
 """
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report)
+    save_report(args.report, report)
     print(f"wrote {args.csv} and {args.report}")
 
 

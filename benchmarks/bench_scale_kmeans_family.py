@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script: make the benchmarks package importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks._reports import save_report  # noqa: E402
 from benchmarks._scale_common import (  # noqa: E402
     MIB,
     add_instance_arguments,
@@ -151,8 +152,7 @@ its default penalty weight 1, small against the squared distances here (about
 2 d sigma^2 = {2 * args.d * args.cluster_std ** 2:.0f} between two objects of one cluster),
 which is why it leaves constraints violated.
 """
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report)
+    save_report(args.report, report)
     print(f"wrote {args.csv} and {args.report}")
 
 

@@ -1,7 +1,8 @@
-"""Shared fixtures: tiny seeded data and the location of the benchmark data sets."""
+"""Shared fixtures: tiny seeded data, the benchmark data sets and the benchmark scripts."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from ccopt.generators import make_gaussian_clusters
 
+_BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 _DATASETS = Path(os.environ.get("CCOPT_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets")
 
 
@@ -37,3 +39,14 @@ def datasets_dir() -> Path:
     if not (_DATASETS / "index.csv").is_file():
         pytest.skip(f"benchmark data sets not found at {_DATASETS} (set CCOPT_DATASETS)")
     return _DATASETS
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """Load ``benchmarks/<name>.py`` as a module (benchmarks/ is a folder of scripts, not installed)."""
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(name, _BENCHMARKS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from ccopt.constraints import Constraints
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_impact_data_variants",
-                                                  ROOT / "benchmarks" / "bench_impact_data_variants.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(benchmark_script):
+    return benchmark_script("bench_impact_data_variants")
 
 
 def test_variants_transform_as_named(bench):

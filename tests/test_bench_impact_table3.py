@@ -7,23 +7,15 @@ Glass with the Id as an extra leading feature and be compared with Glass's paper
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_impact_table3",
-                                                  ROOT / "benchmarks" / "bench_impact_table3.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(benchmark_script):
+    return benchmark_script("bench_impact_table3")
 
 
 def _row(data, draw, method, f1):

@@ -7,9 +7,7 @@ force over every labelling of tiny instances checks; the LP bound may only rise.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
@@ -20,16 +18,10 @@ from ccopt.solvers import solve
 
 from .test_bh_assignment import brute_force, make_problem
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def first_step():
-    spec = importlib.util.spec_from_file_location("bench_bh_first_step",
-                                                  ROOT / "benchmarks" / "bench_bh_first_step.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def first_step(benchmark_script):
+    return benchmark_script("bench_bh_first_step")
 
 
 @pytest.mark.parametrize("seed", range(8))

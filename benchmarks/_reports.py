@@ -1,8 +1,9 @@
-"""The command line a benchmark report names, so a reader can re-run it."""
+"""How a benchmark publishes its report: the command that made it, and the file it goes to."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def command_line(script: str, argv) -> str:
@@ -13,3 +14,9 @@ def command_line(script: str, argv) -> str:
     """
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
     return " ".join([f"python benchmarks/{script}", *passed])
+
+
+def save_report(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
