@@ -273,6 +273,18 @@ def test_console_script_happy_path(files):
     assert done.stderr == ""
 
 
+def test_python_dash_m_ccopt_runs_the_same_command(files):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    done = subprocess.run([sys.executable, "-m", "ccopt", "cluster", "data.csv", "--constraints", "cons.csv",
+                           "-k", "2", "--algorithm", "kmeans", "--out", "m.csv"], capture_output=True, text=True,
+                          cwd=files["dir"], env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len((files["dir"] / "m.csv").read_text().splitlines()) == N + 1
+    missing = subprocess.run([sys.executable, "-m", "ccopt", "score", "nowhere.csv", "-k", "2", "--constraints",
+                              "cons.csv"], capture_output=True, text=True, cwd=files["dir"], env=env, timeout=300)
+    assert missing.returncode == 2 and "nowhere.csv" in missing.stderr
+
+
 @pytest.mark.slow
 def test_console_script_score_happy_path(files):
     out = files["dir"] / "s.csv"
