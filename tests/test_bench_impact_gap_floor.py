@@ -1,0 +1,36 @@
+"""benchmarks/bench_impact_gap_floor.py: the floor under a certified gap, and what the report concludes."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def bench(benchmark_script):
+    return benchmark_script("bench_impact_gap_floor")
+
+
+def test_floor_is_the_relative_distance_from_the_lagrangian_bound_to_the_optimum(bench):
+    assert bench.gap_floor(110.0, 99.0) == pytest.approx(0.1)
+    # A weaker lower bound on the optimum gives a smaller floor (the floor stays valid).
+    assert bench.gap_floor(105.0, 99.0) < bench.gap_floor(110.0, 99.0)
+    assert bench.gap_floor(99.0, 99.0) == 0.0
+
+
+def _row(lp_none, lp_eps, ip):
+    return {"lp_none": lp_none, "lp_epsilon": lp_eps, "ip_bound": ip,
+            "floor": (ip - lp_eps) / ip}
+
+
+def test_conclusion_claims_the_target_unreachable_only_when_every_floor_is_above_it(bench):
+    high = bench.conclusion([_row(90.0, 91.0, 100.0), _row(50.0, 50.0, 60.0)])
+    assert "On every row the floor is above the target" in high
+    assert "close 0-10 %" in high
+    low = bench.conclusion([_row(90.0, 91.0, 100.0), _row(50.0, 60.0, 60.0)])
+    assert "above the target on 1 of 2 rows" in low
+    assert "On every row" not in low
+
+
+def test_unknown_data_set_is_an_argparse_error(bench):
+    with pytest.raises(SystemExit):
+        bench.main(["--datasets", "iris,nosuch", "--report-only"])
