@@ -464,6 +464,7 @@ def main(argv=None) -> int:
         return 0
     if args.quick:
         args.datasets, args.sizes, args.seeds = ["iris_keel", "wine_keel"], [5, 10], [0]
+    args.out_dir.mkdir(parents=True, exist_ok=True)  # --letter and --scale write their JSON there
     csv_path = args.out_dir / "bh_kmeans.csv"
     command = command_line("bench_bh_kmeans.py", argv)
     if not args.report_only:
