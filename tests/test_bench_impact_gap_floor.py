@@ -17,15 +17,16 @@ def test_floor_is_the_relative_distance_from_the_lagrangian_bound_to_the_optimum
     assert bench.gap_floor(99.0, 99.0) == 0.0
 
 
-def _row(lp_none, lp_eps, ip):
-    return {"lp_none": lp_none, "lp_epsilon": lp_eps, "ip_bound": ip,
+def _row(lp_none, lp_eps, ip, dataset="a"):
+    return {"dataset": dataset, "lp_none": lp_none, "lp_epsilon": lp_eps, "ip_bound": ip,
             "floor": (ip - lp_eps) / ip}
 
 
 def test_conclusion_claims_the_target_unreachable_only_when_every_floor_is_above_it(bench):
-    high = bench.conclusion([_row(90.0, 91.0, 100.0), _row(50.0, 50.0, 60.0)])
+    high = bench.conclusion([_row(90.0, 91.0, 100.0), _row(50.0, 50.0, 60.0, dataset="b")])
     assert "On every row the floor is above the target" in high
     assert "close 0-10 %" in high
+    assert "same optimum" not in high  # no data set with both sets
     low = bench.conclusion([_row(90.0, 91.0, 100.0), _row(50.0, 60.0, 60.0)])
     assert "above the target on 1 of 2 rows" in low
     assert "On every row" not in low
@@ -34,3 +35,9 @@ def test_conclusion_claims_the_target_unreachable_only_when_every_floor_is_above
 def test_unknown_data_set_is_an_argparse_error(bench):
     with pytest.raises(SystemExit):
         bench.main(["--datasets", "iris,nosuch", "--report-only"])
+
+
+def test_conclusion_counts_data_sets_whose_two_sets_share_the_epsilon_bound(bench):
+    text = bench.conclusion([_row(90.0, 91.0, 100.0, "a"), _row(90.0, 91.0, 105.0, "a"),
+                             _row(50.0, 51.0, 60.0, "b"), _row(50.0, 52.0, 60.0, "b")])
+    assert "same optimum for p15 and p20 on 1 of 2 data sets" in text

@@ -178,3 +178,28 @@ def test_abstract_model_with_the_same_data_gives_the_same_program():
     costs, _ = enumerate_optimum(X, 2, ml, cl)
     assert solve(instance).objective == pytest.approx(costs.min())
     assert solve(concrete).objective == pytest.approx(costs.min())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_epsilon_half_relaxation_has_a_point_that_satisfies_every_pairwise_row(seed):
+    # Why the paper's LP route (epsilon = 0.5) bounds weakly (benchmarks/bench_impact_gap_floor.py):
+    # 2k medoids at y = 1/2, every object split 1/2-1/2 between two of them, satisfies every
+    # epsilon row of ANY constraint set (CL: at most 1 <= 1.5; ML: at most 1/2 <= 1/2).
+    X, k, ml, cl = random_instance(seed, erroneous=True)
+    X = np.vstack([X, X[: 2 * k] + 0.1])  # at least 2k objects
+    model = build_kmedoids_model(ClusteringProblem.create(X, k, ml=ml, cl=cl), pairwise="epsilon",
+                                 epsilon=0.5, relax=True)
+    n, medoids = X.shape[0], list(range(2 * k))
+    for j in model.J:
+        model.y[j].value = 0.5 if j in medoids else 0.0
+    for i in model.I:
+        first = i if i in medoids else medoids[0]
+        second = next(m for m in medoids if m != first)
+        for j in model.J:
+            model.z[i, j].value = 0.5 if j in (first, second) else 0.0
+    rows = list(model.component_data_objects(pyo.Constraint, active=True))
+    assert len(rows) > n  # the pairwise rows are there
+    for row in rows:
+        body = pyo.value(row.body)
+        assert row.lower is None or body >= pyo.value(row.lower) - 1e-9, row.name
+        assert row.upper is None or body <= pyo.value(row.upper) + 1e-9, row.name
