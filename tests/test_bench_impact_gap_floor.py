@@ -41,3 +41,8 @@ def test_conclusion_counts_data_sets_whose_two_sets_share_the_epsilon_bound(benc
     text = bench.conclusion([_row(90.0, 91.0, 100.0, "a"), _row(90.0, 91.0, 105.0, "a"),
                              _row(50.0, 51.0, 60.0, "b"), _row(50.0, 52.0, 60.0, "b")])
     assert "same optimum for p15 and p20 on 1 of 2 data sets" in text
+
+
+def test_a_missing_root_bound_gives_the_trivial_floor(bench):
+    assert bench.gap_floor(0.0, 99.0) == 0.0
+    assert bench.gap_floor(float("-inf"), 99.0) == 0.0
