@@ -1,7 +1,12 @@
-"""How a benchmark publishes its report: the command that made it, and the file it goes to."""
+"""How a benchmark keeps its results and publishes its report.
+
+Results are CSV files appended one record at a time (a killed run loses one row and resumes
+where it stopped); the report names the command that made it.
+"""
 
 from __future__ import annotations
 
+import csv
 import sys
 from pathlib import Path
 
@@ -20,3 +25,22 @@ def save_report(path: Path, text: str) -> None:
     """Write ``text`` to ``path``, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The records of a results CSV, as strings (none when the file does not exist yet)."""
+    if not path.is_file():
+        return []
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def append_row(path: Path, row: dict, fields) -> None:
+    """Append one record (header first when the file is new), so a killed run loses one row."""
+    new = not path.is_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        if new:
+            writer.writeheader()
+        writer.writerow(row)

@@ -35,13 +35,8 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import command_line, save_report
-from benchmarks.bench_bh_kmeans import (
-    append_row,
-    constraint_sets,
-    read_rows,
-    standardise,
-)
+from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks.bench_bh_kmeans import constraint_sets, standardise
 from ccopt._validation import check_random_state
 from ccopt.cluster._init_centers import kmeanspp
 from ccopt.datasets import load_benchmark

@@ -38,7 +38,6 @@ in the CSV). Run::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import logging
 import platform
@@ -54,7 +53,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import append_row, command_line, read_rows, save_report
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning
@@ -179,24 +178,6 @@ def run_one(X, y, k, cons, seed, args) -> dict:
             "n_iter": est.n_iter_, "n_time_limited_solves": est.n_solves_time_limited_}
 
 
-def read_rows(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def append_row(path: Path, row: dict, fields=FIELDS) -> None:
-    """Append one record (header first when the file is new), so a killed run loses one row."""
-    new = not path.is_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
 def run_tables(args, csv_path: Path) -> None:
     done = {(r["dataset"], int(r["size"]), int(r["seed"])) for r in read_rows(csv_path)}
     names = [n for n, f in DATASETS.items() if not args.datasets or f in args.datasets or n in args.datasets]
@@ -218,7 +199,7 @@ def run_tables(args, csv_path: Path) -> None:
                        "n": X.shape[0], "d": X.shape[1], "k": k, "n_constraints": len(cons),
                        "solver": args.solver, "time_limit": args.time_limit,
                        "solve_time_limit": args.solve_time_limit, **result}
-                append_row(csv_path, row)
+                append_row(csv_path, row, FIELDS)
                 print(f"{name:<16} {size:>4} {seed:>4} {source:<11} {len(cons):>6} {result['ari']:>6.3f} "
                       f"{PAPER_ARI[name][2 * column]:>6.3f} {PAPER_ARI[name][2 * column + 1]:>6.3f} "
                       f"{result['violations']:>4} {result['time']:>8.1f} {result['status']}", flush=True)
@@ -281,6 +262,12 @@ def _mean(values) -> float:
     return float(np.mean(values)) if len(values) else float("nan")
 
 
+def mean_ari_over_datasets(rows: list[dict]) -> float:
+    """The paper's Table 2 mean row: the mean over data sets of each data set's mean ARI over seeds."""
+    names = sorted({r["dataset"] for r in rows})
+    return _mean([_mean([float(r["ari"]) for r in rows if r["dataset"] == n]) for n in names])
+
+
 def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
     rows = read_rows(csv_path)
     for r in rows:
@@ -324,11 +311,10 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
     for s in sizes:
         rs = [r for r in rows if r["size"] == s]
         names = sorted({r["dataset"] for r in rs})
-        per_set = [_mean([r["ari"] for r in rs if r["dataset"] == n]) for n in names]
         paper_same = _mean([PAPER_ARI[n][2 * SIZES.index(s)] for n in names])
         complete = len(names) == len(DATASETS)
         lines.append(
-            f"| CS{s} | {len(rs)} | {_mean(per_set):.3f} | {PAPER_ARI_MEAN[s][0]:.3f}"
+            f"| CS{s} | {len(rs)} | {mean_ari_over_datasets(rs):.3f} | {PAPER_ARI_MEAN[s][0]:.3f}"
             f"{'' if complete else f' (same sets: {paper_same:.3f})'} | {PAPER_ARI_MEAN[s][1]:.3f} | "
             f"{len(names)}/25 | {sum(r['violations'] for r in rs)} | {PAPER_VIOLATIONS[s][0]} | "
             f"{sum(r['time'] for r in rs):.1f} | {PAPER_TIME[s][0]:.1f} | "

@@ -44,8 +44,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import command_line, save_report
-from benchmarks.bench_bh_kmeans import append_row, read_rows, standardise
+from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks.bench_bh_kmeans import standardise
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning

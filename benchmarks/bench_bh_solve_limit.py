@@ -29,15 +29,14 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import append_row, command_line, read_rows, save_report
 from benchmarks.bench_bh_kmeans import (
     FIELDS,
     PAPER_ARI_MEAN,
     PAPER_TIME,
     SIZES,
-    append_row,
     constraint_sets,
-    read_rows,
+    mean_ari_over_datasets,
     run_one,
     standardise,
 )
@@ -75,7 +74,7 @@ def run_repeats(table: list[dict], args, out: Path) -> None:
                                       solve_time_limit=args.limit)
         result = run_one(X, y, k, sets[size], seed, settings)
         row = {**{f: old[f] for f in FIELDS}, **result, "solve_time_limit": args.limit}
-        append_row(out, row)
+        append_row(out, row, FIELDS)
         print(f"{old['dataset']:<16} CS{size:<3} seed {seed}: ARI {float(old['ari']):.3f} -> "
               f"{result['ari']:.3f}, {float(old['time']):7.1f} s -> {result['time']:6.1f} s "
               f"({result['n_time_limited_solves']} time-limited solves)", flush=True)
@@ -96,16 +95,14 @@ def summary_rows(table: list[dict], repeats: list[dict], limit: float) -> list[d
     short = merged(table, repeats)
     out = []
     for size in sorted({int(r["size"]) for r in table}):
-        record = {"size": size, "repeated": sum(int(r["size"]) == size for r in repeats)}
+        record = {"size": size, "repeated": sum(int(r["size"]) == size for r in repeats),
+                  "n_datasets": len({r["dataset"] for r in table if int(r["size"]) == size})}
         for name, rows in (("table", table), ("short", short)):
             rows = [r for r in rows if int(r["size"]) == size]
-            names = sorted({r["dataset"] for r in rows})
-            record[f"ari_{name}"] = float(np.mean([np.mean([float(r["ari"]) for r in rows
-                                                            if r["dataset"] == n]) for n in names]))
+            record[f"ari_{name}"] = mean_ari_over_datasets(rows)
             record[f"violations_{name}"] = sum(int(r["violations"]) for r in rows)
             record[f"time_{name}"] = sum(float(r["time"]) for r in rows)
             record[f"limited_{name}"] = sum(int(r["n_time_limited_solves"]) > 0 for r in rows)
-            record["n_datasets"] = len(names)
         out.append(record)
     return out
 

@@ -27,7 +27,6 @@ five data sets; Balance's integer programs, 625 objects, did not finish in 300 s
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 import warnings
@@ -39,7 +38,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import PAPER_TABLE3, machine, markdown_table
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import append_row, command_line, read_rows, save_report
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "impact_gap_floor.md"
@@ -151,11 +150,9 @@ def conclusion(rows: list[dict]) -> str:
     return text
 
 
-def read_rows(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
+def read_results(path: Path) -> list[dict]:
+    """The stored rows, numbers as floats."""
+    rows = read_rows(path)
     for r in rows:
         for key in FIELDS:
             if key not in ("dataset", "set", "ip_status"):
@@ -177,22 +174,16 @@ def main(argv=None) -> int:
         parser.error(f"unknown data sets {unknown}; choose from {', '.join(DATASETS)}")
     if not args.report_only:
         done = {(r["dataset"], r["set"]) for r in read_rows(args.out)}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         for name in names:
             for set_name in SETS:
                 if (name, set_name) in done:
                     continue
                 row = measure(name, set_name, args.ip_time_limit, args.seed)
-                new = not args.out.is_file()
-                with open(args.out, "a", newline="") as handle:
-                    writer = csv.DictWriter(handle, fieldnames=FIELDS)
-                    if new:
-                        writer.writeheader()
-                    writer.writerow(row)
+                append_row(args.out, row, FIELDS)
                 print(f"{name} {set_name}: LP eps {row['lp_epsilon']:.2f}, IP {row['ip_objective']:.2f} "
                       f"({row['ip_status']}, {row['ip_seconds']:.0f} s), floor {100 * row['floor']:.2f} %, "
                       f"ours {row['ours_upper']:.2f}", flush=True)
-    rows = [r for r in read_rows(args.out) if r["dataset"] in names]
+    rows = [r for r in read_results(args.out) if r["dataset"] in names]
     rows.sort(key=lambda r: (DATASETS.index(r["dataset"]), r["set"]))
     text = report(rows, command_line("bench_impact_gap_floor.py", argv), args.ip_time_limit)
     save_report(REPORT, text)

@@ -23,3 +23,13 @@ def test_save_report_creates_the_folder(benchmark_script, tmp_path):
     path = tmp_path / "new" / "report.md"
     benchmark_script("_reports").save_report(path, "# title\n")
     assert path.read_text() == "# title\n"
+
+
+def test_results_rows_append_with_one_header_and_read_back(benchmark_script, tmp_path):
+    reports = benchmark_script("_reports")
+    path = tmp_path / "new" / "results.csv"
+    assert reports.read_rows(path) == []
+    reports.append_row(path, {"a": 1, "b": "x"}, ["a", "b"])
+    reports.append_row(path, {"a": 2, "b": "y"}, ["a", "b"])
+    assert path.read_text().splitlines()[0] == "a,b"
+    assert reports.read_rows(path) == [{"a": "1", "b": "x"}, {"a": "2", "b": "y"}]

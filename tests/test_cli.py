@@ -256,9 +256,11 @@ def test_bench_finds_the_checkouts_benchmarks(capsys, monkeypatch):
 
 
 # --------------------------------------------------------------------------- console script
-def _console(*argv, cwd):
-    exe = shutil.which("ccopt")
-    command = [exe] if exe else [sys.executable, "-m", "ccopt.cli"]
+def _console(*argv, cwd, command=None):
+    """Run the installed ``ccopt`` script (or ``command``, e.g. ``python -m ccopt``) on ``argv``."""
+    if command is None:
+        exe = shutil.which("ccopt")
+        command = [exe] if exe else [sys.executable, "-m", "ccopt.cli"]
     env = {**os.environ, "MPLBACKEND": "Agg"}
     return subprocess.run([*command, *map(str, argv)], capture_output=True, text=True, cwd=cwd, env=env,
                           timeout=300)
@@ -274,14 +276,13 @@ def test_console_script_happy_path(files):
 
 
 def test_python_dash_m_ccopt_runs_the_same_command(files):
-    env = {**os.environ, "MPLBACKEND": "Agg"}
-    done = subprocess.run([sys.executable, "-m", "ccopt", "cluster", "data.csv", "--constraints", "cons.csv",
-                           "-k", "2", "--algorithm", "kmeans", "--out", "m.csv"], capture_output=True, text=True,
-                          cwd=files["dir"], env=env, timeout=300)
+    module = [sys.executable, "-m", "ccopt"]
+    done = _console("cluster", "data.csv", "--constraints", "cons.csv", "-k", 2, "--algorithm", "kmeans",
+                    "--out", "m.csv", cwd=files["dir"], command=module)
     assert done.returncode == 0, done.stderr
     assert len((files["dir"] / "m.csv").read_text().splitlines()) == N + 1
-    missing = subprocess.run([sys.executable, "-m", "ccopt", "score", "nowhere.csv", "-k", "2", "--constraints",
-                              "cons.csv"], capture_output=True, text=True, cwd=files["dir"], env=env, timeout=300)
+    missing = _console("score", "nowhere.csv", "-k", 2, "--constraints", "cons.csv", cwd=files["dir"],
+                       command=module)
     assert missing.returncode == 2 and "nowhere.csv" in missing.stderr
 
 
