@@ -11,8 +11,9 @@ k-means++ centres) and measures, for a few of those runs:
   ``sum_{i in Q} x_ij - sum_{pairs in Q} y_pair <= 1`` (valid: ``t`` members of ``Q`` in ``j``
   violate at least ``t - 1`` of its pairs). ``Q`` runs over a greedy clique cover of the
   cannot-link graph;
-* the local-search assignment that BH-kmeans falls back on after a time-limited solve
-  (:meth:`BHAssignmentProgram._polish` from the nearest-centre assignment);
+* the assignment that BH-kmeans falls back on after a time-limited solve
+  (:meth:`BHAssignmentProgram._polish` without an incumbent: the nearest-centre assignment
+  and the greedy placement of must-link components, each improved by local search);
 * HiGHS on P for ``--seconds``: cold, warm-started from that assignment (APPSI's
   ``warmstart=True``, i.e. HiGHS ``setSolution``), and warm-started with the clique rows;
   the bound and incumbent it reaches and whether it proves optimality.
@@ -171,8 +172,9 @@ def write_report(rows: list[dict], seconds: float, command: str) -> str:
         f"2 cores. MILP limit {seconds:g} s per variant (the table runs allow 200 s).",
         "",
         "P for the k-means++ centres of `BHKMeans(random_state=seed)` (the first step of the runs that "
-        "hit the per-solve limit). *heuristic*: the local search BH-kmeans falls back on after a "
-        "time-limited solve. *clique rows*: valid inequalities over a greedy clique cover of the "
+        "hit the per-solve limit). *heuristic*: the assignment BH-kmeans falls back on after a "
+        "time-limited solve (nearest-centre and greedy must-link-component starts, then local "
+        "search over units and must-linked blocks). *clique rows*: valid inequalities over a greedy clique cover of the "
         "cannot-link graph (module docstring of `bench_bh_first_step.py`).",
         "",
         "| data set | CS | seed | rows / CL / ML | LP bound | LP bound, clique rows (cliques) | heuristic (violations) "

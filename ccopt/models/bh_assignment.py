@@ -87,11 +87,12 @@ spent 20-40 s per solve of the full program there, mostly in presolve and symmet
 detection over 180,000 binaries).
 
 *Time-limited solves.* When a solve stops on its time limit, the solver's incumbent is
-improved by a local search (single units moved to their best cluster, every move feasible),
-and so are the previous assignment and, when feasible, the nearest-centre assignment; the
-best of the three is returned with status ``time_limit``. On dense constraint sets HiGHS's
-first incumbents were up to 15 times the optimum (vehicle, 14,365 constraints, first
-k-means++ centres: 69,768 against about 4,200).
+improved by a local search (:mod:`ccopt.models._bh_search`: single units, then whole
+blocks of must-linked units, moved to their best cluster, every move feasible), and so are
+the previous assignment and, when feasible, the nearest-centre assignment and a greedy
+placement of the must-link components; the best is returned with status ``time_limit``.
+On dense constraint sets HiGHS's first incumbents were up to 15 times the optimum
+(vehicle, 14,365 constraints, first k-means++ centres: 69,768 against about 4,200).
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ from ccopt.exceptions import (
     InvalidParameterError,
     SolverError,
 )
+from ccopt.models._bh_search import MoveGraph, greedy_by_components, improve, must_link_components
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import DEFAULT_SOLVER, PersistentSolver, SolveResult, SolverOptions
 from ccopt.status import Status
@@ -669,80 +671,6 @@ def _enumerate(group: _SmallGroup, unit_cost: np.ndarray, penalty_coef: float,
 
 
 @dataclass(frozen=True)
-class _UnitAdjacency:
-    """Symmetric CSR adjacency of the units: soft must-link, soft cannot-link, hard cannot-link."""
-
-    ml: sp.csr_matrix
-    cl: sp.csr_matrix
-    hard_cl: sp.csr_matrix
-    ml_total: np.ndarray   # summed soft must-link weight of every unit
-    pinned: np.ndarray     # units with a hard must-link row (only without contraction)
-
-    @classmethod
-    def from_plan(cls, plan: BHAssignmentPlan) -> _UnitAdjacency:
-        u = plan.n_units
-
-        def symmetric(pairs, weights):
-            if weights is None:
-                weights = np.ones(pairs.shape[0])
-            a = sp.coo_matrix((weights, (pairs[:, 0], pairs[:, 1])), shape=(u, u))
-            return (a + a.T).tocsr()
-
-        ml = symmetric(plan.soft_ml, plan.soft_ml_weight)
-        pinned = np.zeros(u, dtype=bool)
-        pinned[plan.hard_ml.reshape(-1)] = True
-        return cls(ml=ml, cl=symmetric(plan.soft_cl, plan.soft_cl_weight),
-                   hard_cl=symmetric(plan.hard_cl, None),
-                   ml_total=np.asarray(ml.sum(axis=1)).reshape(-1), pinned=pinned)
-
-
-def _local_search(plan: BHAssignmentPlan, adjacency: _UnitAdjacency, unit_labels: np.ndarray,
-                  unit_cost: np.ndarray, penalty_coef: float, max_sweeps: int = 50) -> np.ndarray:
-    """Move single constrained units to their best cluster until no move lowers (1).
-
-    Every move keeps the assignment feasible for P: no cluster is emptied, no hard
-    cannot-link is broken, size bounds hold; units joined by a hard must-link row (only
-    without contraction; with it they are one unit) do not move. Deterministic (units in
-    increasing order), so the same input gives the same output.
-    """
-    k = plan.n_clusters
-    labels = unit_labels.copy()
-    sizes = plan.unit_sizes
-    counts = np.bincount(labels, minlength=k)
-    loads = np.bincount(labels, weights=sizes, minlength=k)
-    ml, cl, hard = adjacency.ml, adjacency.cl, adjacency.hard_cl
-    min_size = plan.min_size if plan.min_size is not None else 0
-    max_size = plan.max_size if plan.max_size is not None else np.inf
-    movable = plan.constrained_units[~adjacency.pinned[plan.constrained_units]].tolist()
-    for _ in range(max_sweeps):
-        moved = 0
-        for u in movable:
-            here = labels[u]
-            if counts[here] == 1 or loads[here] - sizes[u] < min_size:
-                continue
-            lo, hi = ml.indptr[u], ml.indptr[u + 1]
-            apart = adjacency.ml_total[u] - np.bincount(labels[ml.indices[lo:hi]], ml.data[lo:hi], k)
-            lo, hi = cl.indptr[u], cl.indptr[u + 1]
-            together = np.bincount(labels[cl.indices[lo:hi]], cl.data[lo:hi], k)
-            cost = unit_cost[u] + penalty_coef * (apart + together)
-            lo, hi = hard.indptr[u], hard.indptr[u + 1]
-            cost[np.bincount(labels[hard.indices[lo:hi]], minlength=k) > 0] = np.inf
-            cost[loads + sizes[u] > max_size] = np.inf
-            cost[here] = unit_cost[u, here] + penalty_coef * (apart[here] + together[here])
-            best = int(np.argmin(cost))
-            if cost[best] < cost[here] - 1e-9 * (1.0 + abs(cost[here])):
-                labels[u] = best
-                counts[here] -= 1
-                counts[best] += 1
-                loads[here] -= sizes[u]
-                loads[best] += sizes[u]
-                moved += 1
-        if not moved:
-            break
-    return labels
-
-
-@dataclass(frozen=True)
 class BHAssignmentResult:
     """One solve of P.
 
@@ -852,7 +780,7 @@ class BHAssignmentProgram:
         self._core: _ModelRows | None = None
         self._state = None
         self._last_unit_labels: np.ndarray | None = None
-        self._adjacency: _UnitAdjacency | None = None
+        self._moves: tuple[MoveGraph, np.ndarray] | None = None
         self._pushed: dict[str, int] = {}
         self._version = 0
         if centers is not None:
@@ -993,23 +921,27 @@ class BHAssignmentProgram:
         """Best of a few feasible assignments, each improved by local search (None if none).
 
         Only used when a solve stopped on its time limit: the solver's incumbent can be far
-        from optimal (HiGHS's first incumbents on dense constraint sets were up to 15 times
-        the optimum). The other starts are the previous assignment (feasible for P whatever
-        the centres) and the nearest-centre assignment when it is feasible.
+        from optimal (module docstring). The other starts are the previous assignment
+        (feasible for P whatever the centres), the nearest-centre assignment and the greedy
+        placement of must-link components (:mod:`ccopt.models._bh_search`), the last two
+        when P admits them.
         """
         _, big_m, unit_cost = self._state
-        if self._adjacency is None:
-            self._adjacency = _UnitAdjacency.from_plan(self.plan)
+        if self._moves is None:
+            graph = MoveGraph.of_units(self.plan)
+            self._moves = (graph, must_link_components(graph))
+        graph, components = self._moves
+        coef = big_m * self._penalty
         starts = [incumbent] if incumbent is not None else []
         if self._last_unit_labels is not None:
             starts.append(self._last_unit_labels)
-        nearest = np.argmin(unit_cost, axis=1)
-        if np.isfinite(self._unit_objective(nearest)):
-            starts.append(nearest)
+        for built in (np.argmin(unit_cost, axis=1),
+                      greedy_by_components(graph, components, unit_cost, coef)):
+            if np.isfinite(self._unit_objective(built)):
+                starts.append(built)
         best, best_cost = incumbent, np.inf
         for labels in starts:
-            improved = _local_search(self.plan, self._adjacency, labels, unit_cost,
-                                     big_m * self._penalty)
+            improved = improve(graph, components, labels, unit_cost, coef)
             cost = self._unit_objective(improved)
             if cost < best_cost:
                 best, best_cost = improved, cost

@@ -1,15 +1,10 @@
 """The BH-kmeans assignment program P: structure, exactness against enumeration, errors.
 
-The gold standard is brute force: every labelling of a tiny instance is scored by P's
-definition (Baumann and Hochbaum 2022, (1)-(8)) written out independently below — sum of
-Euclidean distances to the assigned centres, plus ``M p w`` for every violated soft
-constraint with ``M`` the largest object-centre distance; labellings with an empty
-cluster, a violated hard constraint or a size outside the bounds are excluded.
+The gold standard is brute force (``bh_brute.py``): every labelling of a tiny instance
+scored by P's definition, written out independently of ccopt.models.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pyomo.environ as pyo
@@ -30,65 +25,7 @@ from ccopt.models.bh_assignment import (
 )
 from ccopt.solvers import available_solvers, solve
 
-# ----------------------------------------------------------------------------- brute force
-
-
-def brute_force(X, centers, k, rows, penalty, min_size=None, max_size=None):
-    """Objective of every labelling (inf if P excludes it); rows = (i, j, kind, weight, hard)."""
-    n = X.shape[0]
-    dist = np.array([[np.sqrt(((X[i] - centers[j]) ** 2).sum()) for j in range(k)] for i in range(n)])
-    big_m = dist.max()
-    labellings = np.array(list(itertools.product(range(k), repeat=n)))
-    cost = dist[np.arange(n), labellings].sum(axis=1)
-    counts = np.stack([(labellings == j).sum(axis=1) for j in range(k)], axis=1)
-    feasible = (counts >= 1).all(axis=1)
-    if min_size is not None:
-        feasible &= (counts >= min_size).all(axis=1)
-    if max_size is not None:
-        feasible &= (counts <= max_size).all(axis=1)
-    for i, j, kind, weight, hard in rows:
-        together = labellings[:, i] == labellings[:, j]
-        violated = ~together if kind == "ML" else together
-        if hard:
-            feasible &= ~violated
-        else:
-            cost = cost + big_m * penalty * weight * violated
-    return np.where(feasible, cost, np.inf), labellings
-
-
-def random_instance(seed, *, n=None, k=None, max_rows=6, hard_prob=0.3, sizes=False, far_centre=False):
-    rng = np.random.default_rng(seed)
-    n = n or int(rng.integers(5, 9))
-    k = k or int(rng.integers(2, 4))
-    X = rng.normal(size=(n, 2))
-    centers = rng.normal(scale=1.5, size=(k, 2))
-    if far_centre:
-        # A centre far from every object: (3) must pull some object over to it.
-        centers[-1] = [25.0, 25.0]
-    all_pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    m = int(rng.integers(0, max_rows + 1))
-    chosen = rng.choice(len(all_pairs), size=min(m, len(all_pairs)), replace=False)
-    rows = []
-    for c in chosen:
-        i, j = all_pairs[c]
-        kind = "ML" if rng.random() < 0.5 else "CL"
-        weight = float(rng.choice([1.0, rng.uniform(0.2, 2.0), 0.0], p=[0.5, 0.4, 0.1]))
-        rows.append((i, j, kind, weight, bool(rng.random() < hard_prob)))
-    min_size = max_size = None
-    if sizes:
-        min_size = int(rng.integers(1, n // k + 1))
-        max_size = int(rng.integers(-(-n // k), n - (k - 1) * min_size + 1))
-    penalty = float(rng.choice([0.0, 0.05, 0.2, 1.0]))
-    return X, centers, k, rows, penalty, min_size, max_size
-
-
-def make_problem(X, k, rows, min_size=None, max_size=None):
-    if not rows:
-        return ClusteringProblem.create(X, k, min_size=min_size, max_size=max_size)
-    cons = Constraints([(i, j) for i, j, *_ in rows], [r[2] for r in rows],
-                       weights=[r[3] for r in rows], hard=[r[4] for r in rows], n_samples=X.shape[0])
-    return ClusteringProblem.create(X, k, cons, min_size=min_size, max_size=max_size,
-                                    require_closure=False)
+from .bh_brute import brute_force, make_problem, random_instance
 
 
 def check_against_enumeration(X, centers, k, rows, penalty, min_size, max_size, **flags):
@@ -363,36 +300,7 @@ def test_other_solvers_give_the_same_optimum(solver):
     np.testing.assert_array_equal(other.labels, labellings[np.argmin(costs)])
 
 
-# ----------------------------------------------------------------------------- local search
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_local_search_improves_to_a_single_move_optimum(seed):
-    # The polishing step used after time-limited solves: from any feasible labelling it must
-    # stay feasible, never get worse, and end where no single object move helps.
-    from ccopt.models.bh_assignment import _local_search, _UnitAdjacency
-
-    X, centers, k, rows, penalty, min_size, max_size = random_instance(300 + seed, n=8, k=3,
-                                                                       sizes=seed % 2 == 1)
-    costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
-    feasible = np.flatnonzero(np.isfinite(costs))
-    if feasible.size == 0:
-        pytest.skip("infeasible instance")
-    problem = make_problem(X, k, rows, min_size, max_size)
-    program = BHAssignmentProgram(problem, penalty=penalty, centers=centers, contract=False)
-    plan = program.plan
-    unit_cost = plan.unit_distances(np.linalg.norm(X[:, None] - centers[None], axis=2))
-    big_m = np.linalg.norm(X[:, None] - centers[None], axis=2).max()
-    start = labellings[feasible[np.random.default_rng(seed).integers(feasible.size)]]
-    end = _local_search(plan, _UnitAdjacency.from_plan(plan), start, unit_cost, big_m * penalty)
-    index = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
-    assert index[tuple(end.tolist())] <= index[tuple(start.tolist())] + 1e-9
-    assert np.isfinite(index[tuple(end.tolist())])
-    for i in plan.constrained_units:
-        for j in range(k):
-            moved = end.copy()
-            moved[i] = j
-            assert index[tuple(moved.tolist())] >= index[tuple(end.tolist())] - 1e-6
+# ----------------------------------------------------------------------------- time limits
 
 
 def test_exhausted_time_limit_falls_back_to_local_search_from_feasible_starts():
@@ -415,8 +323,11 @@ def test_exhausted_time_limit_falls_back_to_local_search_from_feasible_starts():
 
 
 def test_exhausted_time_limit_without_a_feasible_start_raises():
-    X = np.array([[0.0], [0.1], [5.0], [5.1]])
-    cons = Constraints([(0, 1)], ["CL"], hard=True, n_samples=4)   # nearest puts 0, 1 together
+    # A path of hard cannot-links 0 - 1 - 2 - 3 (feasible: {0, 2} and {1, 3}). Nearest
+    # centres put 0 and 1 together; the greedy placement puts 0 and 3 (largest regret) in
+    # cluster 0, then 1 in cluster 1, and finds both clusters closed to 2.
+    X = np.array([[0.0], [2.4], [2.6], [0.0]])
+    cons = Constraints([(0, 1), (1, 2), (2, 3)], ["CL"] * 3, hard=True, n_samples=4)
     problem = ClusteringProblem.create(X, 2, cons, require_closure=False)
     program = BHAssignmentProgram(problem, centers=[[0.0], [5.0]], decompose=False)
     with pytest.raises(SolverError, match="ran out before the solver found an assignment"):

@@ -16,7 +16,7 @@ import pytest
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.solvers import solve
 
-from .test_bh_assignment import brute_force, make_problem
+from .bh_brute import brute_force, make_problem
 
 
 @pytest.fixture(scope="module")
