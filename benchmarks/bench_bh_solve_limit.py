@@ -122,8 +122,9 @@ def write_report(table: list[dict], repeats: list[dict], limit: float, command: 
         f"{table_limit} s, everything else equal (module docstring of `bench_bh_solve_limit.py`): only "
         f"the {len(repeats)} runs that took more than {limit:g} s are repeated, the others are the "
         "table's rows. When a solve stops on its limit, BH-kmeans takes the best of the solver's "
-        "incumbent, the previous assignment and the nearest-centre assignment, each improved by local "
-        "search. **Not the paper's protocol**: the targets are judged on the table itself.",
+        "incumbent, the previous assignment, the nearest-centre assignment and a greedy placement of "
+        "the must-link components, each improved by a local search over single objects and "
+        "must-linked blocks (`ccopt/models/_bh_search.py`). **Not the paper's protocol**: the targets are judged on the table itself.",
         "",
         f"| CS | data sets | runs repeated | mean ARI, {table_limit} s | mean ARI, {limit:g} s | paper ARI | "
         f"violations {table_limit} s / {limit:g} s | total time {table_limit} s | total time {limit:g} s "

@@ -17,9 +17,17 @@ def test_floor_is_the_relative_distance_from_the_lagrangian_bound_to_the_optimum
     assert bench.gap_floor(99.0, 99.0) == 0.0
 
 
-def _row(lp_none, lp_eps, ip, dataset="a"):
+def _row(lp_none, lp_eps, ip, dataset="a", status="optimal"):
     return {"dataset": dataset, "lp_none": lp_none, "lp_epsilon": lp_eps, "ip_bound": ip,
-            "floor": (ip - lp_eps) / ip}
+            "ip_status": status, "floor": (ip - lp_eps) / ip}
+
+
+def test_conclusion_measures_what_the_epsilon_rows_close_only_on_proven_optima(bench):
+    # An unsolved IP's bound is not the optimum; an LP at the no-pairwise LP closes 0 %, not -0 %.
+    text = bench.conclusion([_row(90.0, 95.0, 100.0), _row(50.0, 50.0 - 1e-12, 60.0, dataset="b"),
+                             _row(10.0, 11.0, 12.0, dataset="c", status="time_limit")])
+    assert "close 0-50 %" in text
+    assert "(2 rows with a proven optimum)" in text
 
 
 def test_conclusion_claims_the_target_unreachable_only_when_every_floor_is_above_it(bench):

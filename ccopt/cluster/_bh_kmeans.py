@@ -29,8 +29,10 @@ Readings chosen:
 * A time limit stops the loop between iterations; each solve gets the remaining time
   (capped by ``solve_time_limit``, the paper's per-solve limit). At least one assignment is
   always computed (with at least 1 s of solver time) so that a labelling exists. A solve
-  that stops on its limit yields its incumbent improved by a local search
-  (:class:`~ccopt.models.bh_assignment.BHAssignmentProgram`), not a proven optimum of P.
+  that stops on its limit yields the best of its incumbent, the previous assignment, the
+  nearest-centre assignment and a greedy placement of the must-link components, each
+  improved by a local search (:class:`~ccopt.models.bh_assignment.BHAssignmentProgram`),
+  not a proven optimum of P.
 """
 
 from __future__ import annotations
