@@ -16,11 +16,12 @@ from optimal, and a solve that returns one steers every later BH-kmeans step.
   its distances plus the penalties of the cannot-links to components already placed are
   smallest.
 
-Measured on the BH-kmeans table's hardest first steps (k-means++ centres, 200 s MILPs
-that HiGHS does not close): Vehicle CS10, the nearest-centre assignment after single moves
-costs 11,907 (398 violations), the greedy construction after :func:`improve` 5,811
-(1 violation); Movement Libras CS20, 3,600 against 3,022; Led7Digit CS20, 1,357
-against 908 (HiGHS's best after 100 s: 1,357 warm-started, 2,030 cold; its bound 873).
+Measured on the BH-kmeans table's hardest first steps (k-means++ centres; MILPs that HiGHS
+does not close in 100-200 s; ``benchmarks/bench_bh_first_step.py``): Movement Libras CS20,
+the old fallback (nearest-centre assignment, single moves) cost 3,600 with 33 violations,
+this one 3,022 with none; Led7Digit CS20, 1,357 (88) against 908 (1); HiGHS's own
+incumbents after 100 s were 3,211 and 2,128. On Vehicle CS10 (seed 2; a one-off
+measurement) 11,907 (398) against 5,811 (1).
 """
 
 from __future__ import annotations
