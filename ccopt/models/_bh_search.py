@@ -32,13 +32,21 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-__all__ = ["MoveGraph", "greedy_by_components", "improve", "must_link_components", "single_moves"]
+__all__ = ["MoveGraph", "greedy_by_components", "improve", "membership", "must_link_components",
+           "single_moves", "symmetric_weights"]
 
 
-def _indicator(groups: np.ndarray, n_groups: int) -> sp.csr_matrix:
+def membership(groups: np.ndarray, n_groups: int) -> sp.csr_matrix:
     """Sparse (n_groups, n_nodes) matrix with a 1 where node ``i`` belongs to its group."""
     n = groups.shape[0]
     return sp.csr_matrix((np.ones(n), (groups, np.arange(n))), shape=(n_groups, n))
+
+
+def symmetric_weights(pairs: np.ndarray, n_nodes: int, weights: np.ndarray | None = None) -> sp.csr_matrix:
+    """Symmetric (n_nodes, n_nodes) matrix of pair weights (1 when ``weights`` is None), repeats summed."""
+    w = np.ones(pairs.shape[0]) if weights is None else weights
+    a = sp.coo_matrix((w, (pairs[:, 0], pairs[:, 1])), shape=(n_nodes, n_nodes))
+    return (a + a.T).tocsr()
 
 
 def _contract(matrix: sp.csr_matrix, members: sp.csr_matrix) -> sp.csr_matrix:
@@ -84,35 +92,30 @@ class MoveGraph:
         are units no row mentions (their best cluster is the nearest one).
         """
         u = plan.n_units
-
-        def symmetric(pairs, weights=None):
-            if weights is None:
-                weights = np.ones(pairs.shape[0])
-            a = sp.coo_matrix((weights, (pairs[:, 0], pairs[:, 1])), shape=(u, u))
-            return (a + a.T).tocsr()
-
         movable = np.zeros(u, dtype=bool)
         movable[plan.constrained_units] = True
         movable[plan.hard_ml.reshape(-1)] = False
         return cls(n_clusters=plan.n_clusters, sizes=plan.unit_sizes.astype(np.float64),
-                   ml=symmetric(plan.soft_ml, plan.soft_ml_weight),
-                   cl=symmetric(plan.soft_cl, plan.soft_cl_weight),
-                   hard_cl=symmetric(plan.hard_cl), movable=movable,
+                   ml=symmetric_weights(plan.soft_ml, u, plan.soft_ml_weight),
+                   cl=symmetric_weights(plan.soft_cl, u, plan.soft_cl_weight),
+                   hard_cl=symmetric_weights(plan.hard_cl, u), movable=movable,
                    min_size=plan.min_size, max_size=plan.max_size)
 
     @property
     def n_nodes(self) -> int:
         return int(self.sizes.shape[0])
 
-    def blocks(self, labels: np.ndarray, components: np.ndarray) -> tuple[MoveGraph, np.ndarray]:
+    def blocks(self, labels: np.ndarray,
+               components: np.ndarray) -> tuple[MoveGraph, np.ndarray, sp.csr_matrix]:
         """Contract the nodes of one must-link component and one cluster into a block.
 
-        Returns the graph of blocks and the block of every node. Only blocks of two or
-        more nodes, all movable, may move (a block of one node is a single move).
+        Returns the graph of blocks, the block of every node and the (n_blocks, n_nodes)
+        membership matrix. Only blocks of two or more nodes, all movable, may move (a
+        block of one node is a single move).
         """
         _, block = np.unique(components * self.n_clusters + labels, return_inverse=True)
         n_blocks = int(block.max()) + 1
-        members = _indicator(block, n_blocks)
+        members = membership(block, n_blocks)
         count = np.bincount(block, minlength=n_blocks)
         all_movable = np.bincount(block, weights=self.movable, minlength=n_blocks) == count
         graph = MoveGraph(n_clusters=self.n_clusters, sizes=members @ self.sizes,
@@ -120,7 +123,7 @@ class MoveGraph:
                           hard_cl=_contract(self.hard_cl, members),
                           movable=all_movable & (count > 1),
                           min_size=self.min_size, max_size=self.max_size)
-        return graph, block
+        return graph, block, members
 
 
 def must_link_components(graph: MoveGraph) -> np.ndarray:
@@ -198,13 +201,12 @@ def improve(graph: MoveGraph, components: np.ndarray, labels: np.ndarray, cost: 
     if graph.ml.nnz == 0:
         return labels
     for _ in range(max_rounds):
-        blocks, block = graph.blocks(labels, components)
+        blocks, block, members = graph.blocks(labels, components)
         if not blocks.movable.any():
             break
         block_labels = np.zeros(blocks.n_nodes, dtype=np.int64)
         block_labels[block] = labels
-        block_cost = _indicator(block, blocks.n_nodes) @ cost
-        moved = single_moves(blocks, block_labels, block_cost, penalty_coef)
+        moved = single_moves(blocks, block_labels, members @ cost, penalty_coef)
         if np.array_equal(moved, block_labels):
             break
         labels = single_moves(graph, moved[block], cost, penalty_coef)
@@ -228,7 +230,7 @@ def greedy_by_components(graph: MoveGraph, components: np.ndarray, cost: np.ndar
     """
     k = graph.n_clusters
     n_comp = int(components.max()) + 1 if components.size else 0
-    members = _indicator(components, n_comp)
+    members = membership(components, n_comp)
     comp_cost = members @ cost
     cl = _contract(graph.cl, members)
     hard = _contract(graph.hard_cl, members)

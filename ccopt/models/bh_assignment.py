@@ -116,7 +116,14 @@ from ccopt.exceptions import (
     InvalidParameterError,
     SolverError,
 )
-from ccopt.models._bh_search import MoveGraph, greedy_by_components, improve, must_link_components
+from ccopt.models._bh_search import (
+    MoveGraph,
+    greedy_by_components,
+    improve,
+    membership,
+    must_link_components,
+    symmetric_weights,
+)
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import DEFAULT_SOLVER, PersistentSolver, SolveResult, SolverOptions
 from ccopt.status import Status
@@ -323,9 +330,7 @@ class BHAssignmentPlan:
         """Cost ``d_uj`` of every unit: the summed distances of its objects, shape (n_units, k)."""
         if self.n_units == self.unit.shape[0]:
             return dist
-        n = self.unit.shape[0]
-        indicator = sp.csr_matrix((np.ones(n), (self.unit, np.arange(n))), shape=(self.n_units, n))
-        return np.asarray(indicator @ dist)
+        return np.asarray(membership(self.unit, self.n_units) @ dist)
 
 
 class _ModelRows:
@@ -546,14 +551,9 @@ class _Decomposition:
     @classmethod
     def from_plan(cls, plan: BHAssignmentPlan, max_labellings: int) -> _Decomposition:
         u = plan.n_units
-
-        def symmetric(pairs, weights=None):
-            w = np.ones(pairs.shape[0]) if weights is None else weights
-            a = sp.coo_matrix((w, (pairs[:, 0], pairs[:, 1])), shape=(u, u))
-            return (a + a.T).tocsr()
-
-        kinds = [symmetric(plan.soft_ml, plan.soft_ml_weight), symmetric(plan.soft_cl, plan.soft_cl_weight),
-                 symmetric(plan.hard_cl), symmetric(plan.hard_ml)]
+        kinds = [symmetric_weights(plan.soft_ml, u, plan.soft_ml_weight),
+                 symmetric_weights(plan.soft_cl, u, plan.soft_cl_weight),
+                 symmetric_weights(plan.hard_cl, u), symmetric_weights(plan.hard_ml, u)]
         pattern = (abs(kinds[0]) + abs(kinds[1]) + kinds[2] + kinds[3]).tocsr()
         pattern.data[:] = 1.0
         pattern.eliminate_zeros()
