@@ -155,13 +155,17 @@ def standardise(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
-def constraint_sets(folder: str, sizes) -> tuple[dict, str]:
-    """The CS sets of one data set and where they come from (published or regenerated)."""
+def constraint_sets(folder: str, sizes, seed: int = CONSTRAINT_SEED) -> tuple[dict, str]:
+    """The CS sets of one data set and where they come from (published or regenerated).
+
+    ``seed`` draws the regenerated sets (the table's is :data:`CONSTRAINT_SEED`); published
+    sets do not depend on it.
+    """
     data = load_benchmark(folder)
     if all(f"CS{s}" in data.constraint_sets for s in sizes):
         return {s: data.constraint_sets[f"CS{s}"] for s in sizes}, "published"
     fractions = [s / 100 for s in sizes]
-    sets = cs_constraint_sets(data.labels, fractions, sampling="pairs", random_state=CONSTRAINT_SEED)
+    sets = cs_constraint_sets(data.labels, fractions, sampling="pairs", random_state=seed)
     return {s: sets[f"CS{s}-regenerated"] for s in sizes}, "regenerated"
 
 
