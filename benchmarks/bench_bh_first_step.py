@@ -37,10 +37,9 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._reports import append_row, command_line, read_rows, save_report
-from benchmarks.bench_bh_kmeans import constraint_sets, standardise
+from benchmarks.bench_bh_kmeans import constraint_sets, load_standardised
 from ccopt._validation import check_random_state
 from ccopt.cluster._init_centers import kmeanspp
-from ccopt.datasets import load_benchmark
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import solve
@@ -57,8 +56,7 @@ VARIANTS = ("cold", "warm", "warm+cliques")
 
 def first_program(folder: str, size: int, seed: int) -> BHAssignmentProgram:
     """P for the k-means++ centres of ``BHKMeans(random_state=seed)`` on one table instance."""
-    data = load_benchmark(folder)
-    X, k = standardise(np.asarray(data.X)), int(data.n_clusters)
+    X, _, k = load_standardised(folder)
     sets, _ = constraint_sets(folder, [size])
     problem = ClusteringProblem.create(X, k, sets[size])
     centers = kmeanspp(problem.X, k, check_random_state(seed))

@@ -155,10 +155,16 @@ def standardise(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
+def load_standardised(folder: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """One benchmark data set as the table clusters it: standardised features, labels, k."""
+    data = load_benchmark(folder)
+    return standardise(np.asarray(data.X, dtype=np.float64)), np.asarray(data.labels), int(data.n_clusters)
+
+
 def ground_truth_wcss(folder: str) -> float:
     """WCSS of the ground-truth partition of one data set, on the standardised features."""
-    data = load_benchmark(folder)
-    return wcss(standardise(np.asarray(data.X, dtype=np.float64)), np.asarray(data.labels))
+    X, y, _ = load_standardised(folder)
+    return wcss(X, y)
 
 
 def constraint_sets(folder: str, sizes, seed: int = CONSTRAINT_SEED) -> tuple[dict, str]:
@@ -195,8 +201,7 @@ def run_tables(args, csv_path: Path) -> None:
           f"{'DILS':>6} {'viol':>4} {'time s':>8} status", flush=True)
     for name in names:
         folder = DATASETS[name]
-        data = load_benchmark(folder)
-        X, y, k = standardise(np.asarray(data.X)), np.asarray(data.labels), int(data.n_clusters)
+        X, y, k = load_standardised(folder)
         sets, source = constraint_sets(folder, args.sizes)
         for size in args.sizes:
             cons = sets[size]
@@ -217,8 +222,7 @@ def run_tables(args, csv_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- letter, scale
 def run_letter(args, out_dir: Path) -> None:
-    data = load_benchmark("letter")
-    X, y, k = standardise(np.asarray(data.X)), np.asarray(data.labels), int(data.n_clusters)
+    X, y, k = load_standardised("letter")
     cons = cs_constraints(y, 0.01, sampling="pairs", random_state=CONSTRAINT_SEED)
     record = {"n": X.shape[0], "k": k, "n_constraints": len(cons), "seed": 0,
               "time_limit": args.letter_time_limit, "solve_time_limit": args.solve_time_limit,

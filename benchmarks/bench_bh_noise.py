@@ -45,9 +45,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._reports import append_row, command_line, read_rows, save_report
-from benchmarks.bench_bh_kmeans import standardise
+from benchmarks.bench_bh_kmeans import load_standardised
 from ccopt.cluster import BHKMeans
-from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning
 from ccopt.generators import noisy_pair_constraints
 from ccopt.metrics import adjusted_rand_score
@@ -67,8 +66,7 @@ TOLERANCE = 0.025
 def run(args, csv_path: Path) -> None:
     done = {(r["dataset"], float(r["noise"]), float(r["penalty"]), int(r["seed"])) for r in read_rows(csv_path)}
     for name in args.datasets:
-        data = load_benchmark(name)
-        X, y, k = standardise(np.asarray(data.X)), np.asarray(data.labels), int(data.n_clusters)
+        X, y, k = load_standardised(name)
         for q_index, q in enumerate(args.noise):
             noisy = noisy_pair_constraints(y, q, fraction=0.1, sampling="pairs",
                                            random_state=np.random.default_rng([zlib.crc32(name.encode()), q_index]))

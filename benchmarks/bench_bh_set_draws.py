@@ -42,12 +42,11 @@ from benchmarks.bench_bh_kmeans import (
     PAPER_ARI_MEAN,
     SIZES,
     constraint_sets,
+    load_standardised,
     mean_ari_over_datasets,
     run_one,
-    standardise,
 )
-from benchmarks.bench_bh_solve_limit import merged
-from ccopt.datasets import load_benchmark
+from benchmarks.bench_bh_solve_limit import merged_at_limit
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_set_draws.md"
@@ -65,8 +64,7 @@ def run_draws(args) -> None:
             sets, source = constraint_sets(folder, SIZES, seed=draw)
             if source == "published":
                 continue
-            data = load_benchmark(folder)
-            X, y, k = standardise(np.asarray(data.X)), np.asarray(data.labels), int(data.n_clusters)
+            X, y, k = load_standardised(folder)
             for size in SIZES:
                 for seed in args.seeds:
                     if (draw, name, size, seed) in done:
@@ -82,18 +80,6 @@ def run_draws(args) -> None:
                           f"{result['violations']} violations, {result['time']:.1f} s", flush=True)
 
 
-def table_draw(table: list[dict], repeats: list[dict], limit: float) -> list[dict]:
-    """The table's seed-24 draw as it runs with the per-solve limit ``limit``."""
-    slow = [r for r in table if float(r["time"]) > limit]
-    repeated = {(r["dataset"], r["size"], r["seed"]) for r in repeats
-                if float(r["solve_time_limit"]) == limit}
-    missing = [r for r in slow if (r["dataset"], r["size"], r["seed"]) not in repeated]
-    if missing:
-        raise ValueError(f"{len(missing)} runs of the table are longer than {limit:g} s and have no "
-                         f"{limit:g} s repeat (run bench_bh_solve_limit.py --limit {limit:g})")
-    return merged(table, [r for r in repeats if float(r["solve_time_limit"]) == limit])
-
-
 def draws_by_seed(table: list[dict], repeats: list[dict], rows: list[dict], limit: float) -> dict:
     """Every complete draw: {seed: rows of all 25 data sets}, published rows from the table."""
     published = [r for r in table if r["source"] == "published"]
@@ -101,7 +87,7 @@ def draws_by_seed(table: list[dict], repeats: list[dict], rows: list[dict], limi
     if slow:
         raise ValueError(f"published-set run {slow[0]['dataset']} CS{slow[0]['size']} took longer than "
                          f"{limit:g} s: its {limit:g} s result is not the table's")
-    out = {CONSTRAINT_SEED: table_draw(table, repeats, limit)}
+    out = {CONSTRAINT_SEED: merged_at_limit(table, repeats, limit)}
     expected = {(r["dataset"], r["size"], r["seed"]) for r in table if r["source"] != "published"}
     for draw in sorted({int(r["draw"]) for r in rows}):
         mine = [r for r in rows if int(r["draw"]) == draw and float(r["solve_time_limit"]) == limit]
