@@ -170,9 +170,12 @@ def test_multiplier_rule_keeps_a_pair_violated_only_while_lambda_is_at_most_one(
     est = LCC(3, lambda_init=1.0, random_state=seed).fit(X, constraints=cons)
     assert set(np.unique(est.multipliers_)) <= {1.0, 2.0}
     assert est.history_["n_conflicts"].sum() == int((est.multipliers_ == 2.0).sum())
-    strict = LCC(3, lambda_init=1.5, random_state=seed).fit(X, constraints=cons)
-    np.testing.assert_array_equal(strict.multipliers_, 1.5)
-    assert strict.history_["n_conflicts"].sum() == 0
+    for strict_init in (1.5, None):  # None: the default (2), chosen so that costs, not ties, decide
+        kwargs = {} if strict_init is None else {"lambda_init": strict_init}
+        strict = LCC(3, random_state=seed, **kwargs).fit(X, constraints=cons)
+        np.testing.assert_array_equal(strict.multipliers_, strict.lambda_init)
+        assert strict.lambda_init > 1.0
+        assert strict.history_["n_conflicts"].sum() == 0
     slow = LCC(3, lambda_init=0.25, random_state=seed).fit(X, constraints=cons)
     assert set(np.unique(slow.multipliers_)) <= {0.25, 0.5, 1.0, 2.0}
 
