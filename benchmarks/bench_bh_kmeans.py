@@ -194,6 +194,14 @@ def run_one(X, y, k, cons, seed, args) -> dict:
             "n_iter": est.n_iter_, "n_time_limited_solves": est.n_solves_time_limited_}
 
 
+def table_row(name: str, folder: str, size: int, seed: int, source: str, X, y, k: int, cons, args) -> dict:
+    """Run BH-kmeans once (:func:`run_one`) and return the result as a row of :data:`FIELDS`."""
+    result = run_one(X, y, k, cons, seed, args)
+    return {"dataset": name, "folder": folder, "size": size, "seed": seed, "source": source,
+            "n": X.shape[0], "d": X.shape[1], "k": k, "n_constraints": len(cons), "solver": args.solver,
+            "time_limit": args.time_limit, "solve_time_limit": args.solve_time_limit, **result}
+
+
 def run_tables(args, csv_path: Path) -> None:
     done = {(r["dataset"], int(r["size"]), int(r["seed"])) for r in read_rows(csv_path)}
     names = [n for n, f in DATASETS.items() if not args.datasets or f in args.datasets or n in args.datasets]
@@ -209,15 +217,11 @@ def run_tables(args, csv_path: Path) -> None:
             for seed in args.seeds:
                 if (name, size, seed) in done:
                     continue
-                result = run_one(X, y, k, cons, seed, args)
-                row = {"dataset": name, "folder": folder, "size": size, "seed": seed, "source": source,
-                       "n": X.shape[0], "d": X.shape[1], "k": k, "n_constraints": len(cons),
-                       "solver": args.solver, "time_limit": args.time_limit,
-                       "solve_time_limit": args.solve_time_limit, **result}
+                row = table_row(name, folder, size, seed, source, X, y, k, cons, args)
                 append_row(csv_path, row, FIELDS)
-                print(f"{name:<16} {size:>4} {seed:>4} {source:<11} {len(cons):>6} {result['ari']:>6.3f} "
+                print(f"{name:<16} {size:>4} {seed:>4} {source:<11} {len(cons):>6} {row['ari']:>6.3f} "
                       f"{PAPER_ARI[name][2 * column]:>6.3f} {PAPER_ARI[name][2 * column + 1]:>6.3f} "
-                      f"{result['violations']:>4} {result['time']:>8.1f} {result['status']}", flush=True)
+                      f"{row['violations']:>4} {row['time']:>8.1f} {row['status']}", flush=True)
 
 
 # ----------------------------------------------------------------------------- letter, scale

@@ -44,7 +44,7 @@ from benchmarks.bench_bh_kmeans import (
     constraint_sets,
     load_standardised,
     mean_ari_over_datasets,
-    run_one,
+    table_row,
 )
 from benchmarks.bench_bh_solve_limit import merged_at_limit
 
@@ -69,15 +69,11 @@ def run_draws(args) -> None:
                 for seed in args.seeds:
                     if (draw, name, size, seed) in done:
                         continue
-                    result = run_one(X, y, k, sets[size], seed, settings)
-                    row = {"draw": draw, "dataset": name, "folder": folder, "size": size, "seed": seed,
-                           "source": f"regenerated (seed {draw})", "n": X.shape[0], "d": X.shape[1],
-                           "k": k, "n_constraints": len(sets[size]), "solver": args.solver,
-                           "time_limit": args.time_limit, "solve_time_limit": args.solve_time_limit,
-                           **result}
+                    row = {"draw": draw, **table_row(name, folder, size, seed, f"regenerated (seed {draw})",
+                                                     X, y, k, sets[size], settings)}
                     append_row(args.out, row, DRAW_FIELDS)
-                    print(f"draw {draw} {name:<16} CS{size:<3} seed {seed}: ARI {result['ari']:.3f}, "
-                          f"{result['violations']} violations, {result['time']:.1f} s", flush=True)
+                    print(f"draw {draw} {name:<16} CS{size:<3} seed {seed}: ARI {row['ari']:.3f}, "
+                          f"{row['violations']} violations, {row['time']:.1f} s", flush=True)
 
 
 def draws_by_seed(table: list[dict], repeats: list[dict], rows: list[dict], limit: float) -> dict:
