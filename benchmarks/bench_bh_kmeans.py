@@ -171,12 +171,14 @@ def constraint_sets(folder: str, sizes, seed: int = CONSTRAINT_SEED) -> tuple[di
     """The CS sets of one data set and where they come from (published or regenerated).
 
     ``seed`` draws the regenerated sets (the table's is :data:`CONSTRAINT_SEED`); published
-    sets do not depend on it.
+    sets do not depend on it. The regenerated sets are nested prefixes of one draw sized by
+    the largest fraction, so every call draws all of :data:`SIZES` (and any other size asked
+    for) and returns those asked for: a run of a few sizes gets the table's sets.
     """
     data = load_benchmark(folder)
     if all(f"CS{s}" in data.constraint_sets for s in sizes):
         return {s: data.constraint_sets[f"CS{s}"] for s in sizes}, "published"
-    fractions = [s / 100 for s in sizes]
+    fractions = [s / 100 for s in sorted(set(SIZES) | set(sizes))]
     sets = cs_constraint_sets(data.labels, fractions, sampling="pairs", random_state=seed)
     return {s: sets[f"CS{s}-regenerated"] for s in sizes}, "regenerated"
 
