@@ -45,8 +45,8 @@ from ccopt._validation import (
     check_positive_int,
     check_random_state,
 )
-from ccopt.constraints import CL, ML, Constraints
-from ccopt.exceptions import InvalidParameterError
+from ccopt.constraints import CL, ML, Constraints, MustLinkClosure
+from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 
 __all__ = [
     "ConstraintSets",
@@ -70,6 +70,9 @@ _ENUMERATE_LIMIT = 2_000_000
 # Rejection rounds before the last few pairs of a near-exhaustive request are drawn from the
 # enumerated remainder instead (only reachable when almost every pair is requested).
 _MAX_ROUNDS = 200
+# Whole redraws of a noisy block before giving up on a set without a cannot-link inside a
+# must-link chain (one redraw is rare: 1 of 11 Balance p20 draws needed one).
+_MAX_REDRAWS = 100
 
 
 class NoisyConstraints(NamedTuple):
@@ -375,6 +378,34 @@ def _noisy_block(classes: _Classes, counts, rng, taken: np.ndarray, what: str):
     return _pairs(codes, n), kinds.astype(np.int8), erroneous, codes
 
 
+def _is_consistent(pairs: np.ndarray, kinds: np.ndarray, n: int) -> bool:
+    """No cannot-link joins two objects of one must-link chain."""
+    try:
+        MustLinkClosure.from_constraints(_constraints(pairs, kinds, n))
+    except InfeasibleConstraintsError:
+        return False
+    return True
+
+
+def _consistent_block(classes: _Classes, counts, rng, taken: np.ndarray, what: str,
+                      before: tuple[np.ndarray, np.ndarray], consistent: bool):
+    """:func:`_noisy_block`, redrawn while it puts a cannot-link inside a must-link chain.
+
+    ``before`` holds the pairs and kinds the block is appended to. Only erroneous
+    constraints can close such a cycle, so a block without them is never redrawn; a
+    consistent first draw is returned unchanged, so the redraw only alters sets that the
+    earlier generator made contradictory.
+    """
+    for _ in range(_MAX_REDRAWS):
+        block = _noisy_block(classes, counts, rng, taken, what)
+        if not consistent or counts[2] + counts[3] == 0 or _is_consistent(
+                np.vstack([before[0], block[0]]), np.concatenate([before[1], block[1]]), classes.n):
+            return block
+    raise InvalidParameterError(
+        f"Could not draw {sum(counts)} constraints{what} without a cannot-link inside a must-link "
+        f"chain in {_MAX_REDRAWS} attempts; ask for fewer erroneous constraints or pass consistent=False.")
+
+
 def _constraints(pairs: np.ndarray, kinds: np.ndarray, n: int) -> Constraints:
     return Constraints(pairs, kinds, n_samples=n)
 
@@ -406,7 +437,8 @@ def correct_constraints(labels, n_constraints, *, random_state=None) -> Constrai
     return noisy_constraints(labels, n_constraints, 0, random_state=random_state).constraints
 
 
-def noisy_constraints(labels, n_constraints, n_erroneous, *, random_state=None) -> NoisyConstraints:
+def noisy_constraints(labels, n_constraints, n_erroneous, *, consistent: bool = True,
+                      random_state=None) -> NoisyConstraints:
     """``p`` random constraints of which exactly ``q`` disagree with the labels.
 
     The protocol of the impact-score paper (Sec. 4.1): equal numbers of must-links and
@@ -416,6 +448,12 @@ def noisy_constraints(labels, n_constraints, n_erroneous, *, random_state=None) 
     ``ceil(q/2)`` are ML (the split measured on the published instances). All ``p`` pairs
     are distinct, drawn uniformly within their class relation.
 
+    Erroneous constraints can contradict each other: an erroneous cannot-link between two
+    objects that a chain of must-links ties together leaves no feasible clustering, and
+    COP-kmeans, the impact score's upper bound (Sec. 4.3), has nothing to start from. By
+    default such a draw is redrawn (``consistent=True``); a cannot-link graph that needs more
+    than ``k`` colours is not checked.
+
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
@@ -423,6 +461,9 @@ def noisy_constraints(labels, n_constraints, n_erroneous, *, random_state=None) 
         ``p >= 0``.
     n_erroneous : int
         ``0 <= q <= p``.
+    consistent : bool, default=True
+        Redraw (up to 100 times) while a cannot-link lies inside a must-link chain. A draw
+        without that contradiction is the same with either value.
     random_state : int, Generator or None, default=None
 
     Returns
@@ -434,13 +475,15 @@ def noisy_constraints(labels, n_constraints, n_erroneous, *, random_state=None) 
     p, q = _check_counts(n_constraints, n_erroneous)
     rng = check_random_state(random_state)
     classes = _Classes(y)
-    pairs, kinds, erroneous, _ = _noisy_block(classes, _balanced_counts(p, q), rng,
-                                              np.empty(0, np.int64), "")
+    empty = (np.empty((0, 2), np.int64), np.empty(0, np.int8))
+    pairs, kinds, erroneous, _ = _consistent_block(classes, _balanced_counts(p, q), rng,
+                                                   np.empty(0, np.int64), "", empty, bool(consistent))
     return NoisyConstraints(_constraints(pairs, kinds, classes.n), erroneous)
 
 
 def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), *,
-                             error_fraction: float = 1 / 3, random_state=None) -> dict[str, NoisyConstraints]:
+                             error_fraction: float = 1 / 3, consistent: bool = True,
+                             random_state=None) -> dict[str, NoisyConstraints]:
     """Nested constraint sets with a fixed share of erroneous ones (impact-score Tables 2-3).
 
     For each fraction ``f`` (ascending): ``p = ceil(f n)`` constraints of which
@@ -453,11 +496,16 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     in ``shared/datasets`` differ: there ``q = floor(p/3)`` and the p20 set does not
     contain the p15 set.
 
+    With ``consistent=True`` each added block is redrawn while the grown set has a
+    cannot-link inside a must-link chain (see :func:`noisy_constraints`); the smaller sets
+    are kept as drawn.
+
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
     fractions : sequence of float in (0, 1], default=(0.15, 0.20)
     error_fraction : float in [0, 1], default=1/3
+    consistent : bool, default=True
     random_state : int, Generator or None, default=None
 
     Returns
@@ -483,8 +531,8 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
         target = _balanced_counts(p, _ceil_times(err, p))
         # Both ceil((p-q)/2) and ceil(q/2) are non-decreasing in f, so increments are >= 0.
         increment = tuple(t - h for t, h in zip(target, have, strict=True))
-        new_pairs, new_kinds, new_err, codes = _noisy_block(
-            classes, increment, rng, taken, f" for fraction {f}")
+        new_pairs, new_kinds, new_err, codes = _consistent_block(
+            classes, increment, rng, taken, f" for fraction {f}", (pairs, kinds), bool(consistent))
         pairs = np.vstack([pairs, new_pairs])
         kinds = np.concatenate([kinds, new_kinds])
         erroneous = np.concatenate([erroneous, new_err])

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccopt import generators as gen
-from ccopt.constraints import CL, ML
-from ccopt.exceptions import InvalidParameterError
+from ccopt.constraints import CL, ML, MustLinkClosure
+from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 
 LABELS = np.repeat(np.arange(3), [40, 50, 60])  # n = 150, like Iris but unequal classes
 
@@ -111,11 +111,62 @@ def test_noisy_constraints_errors():
 
 def test_exhaustive_request_uses_every_pair():
     labels = [0, 0, 0, 0, 0, 1, 1]  # 11 same-class pairs, 10 different-class pairs
-    noisy = gen.noisy_constraints(labels, 21, 2, random_state=0)  # needs 10 + 1 same, 9 + 1 different
+    # needs 10 + 1 same, 9 + 1 different; with every pair constrained the erroneous cannot-link
+    # always lies inside the one must-link component, so only consistent=False can return it
+    noisy = gen.noisy_constraints(labels, 21, 2, random_state=0, consistent=False)
     assert len(noisy.constraints) == 21 and noisy.erroneous.sum() == 2
     assert pair_set(noisy.constraints) == set(itertools.combinations(range(7), 2))
     with pytest.raises(InvalidParameterError, match="Cannot draw 11 distinct different-class pairs: only 10 exist"):
         gen.noisy_constraints(labels, 21, 1)
+    with pytest.raises(InvalidParameterError,
+                       match=r"Could not draw 21 constraints without a cannot-link inside a must-link chain "
+                             r"in 100 attempts; ask for fewer erroneous constraints or pass consistent=False"):
+        gen.noisy_constraints(labels, 21, 2, random_state=0)
+
+
+def _contradictory(cons) -> bool:
+    """Does a cannot-link join two objects of one must-link chain?"""
+    try:
+        MustLinkClosure.from_constraints(cons)
+    except InfeasibleConstraintsError:
+        return True
+    return False
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_noisy_constraints_redraws_only_contradictory_sets(seed):
+    labels = np.repeat([0, 1, 2], 10)  # 20 constraints, 8 erroneous: about 1 draw in 5 contradicts
+    drawn = gen.noisy_constraints(labels, 20, 8, random_state=seed)
+    raw = gen.noisy_constraints(labels, 20, 8, random_state=seed, consistent=False)
+    assert not _contradictory(drawn.constraints)
+    assert drawn.erroneous.sum() == 8
+    np.testing.assert_array_equal(drawn.erroneous, disagree(drawn.constraints, labels))
+    if not _contradictory(raw.constraints):
+        np.testing.assert_array_equal(drawn.constraints.pairs, raw.constraints.pairs)
+        np.testing.assert_array_equal(drawn.erroneous, raw.erroneous)
+
+
+def test_consistent_false_keeps_a_contradictory_draw():
+    labels = np.repeat([0, 1, 2], 10)
+    seed = next(s for s in range(100)
+                if _contradictory(gen.noisy_constraints(labels, 20, 8, random_state=s, consistent=False).constraints))
+    assert not _contradictory(gen.noisy_constraints(labels, 20, 8, random_state=seed).constraints)
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=25, deadline=None)
+def test_nested_sets_are_redrawn_block_by_block(seed):
+    labels = np.repeat([0, 1, 2], 20)  # p15 = 9, p20 = 12 with error_fraction 0.6
+    sets = gen.nested_noisy_constraints(labels, (0.15, 0.2), error_fraction=0.6, random_state=seed)
+    raw = gen.nested_noisy_constraints(labels, (0.15, 0.2), error_fraction=0.6, random_state=seed,
+                                       consistent=False)
+    for key in ("p15", "p20"):
+        assert not _contradictory(sets[key].constraints)
+    small = len(sets["p15"].constraints)
+    assert sets["p20"].constraints.pairs[:small].tolist() == sets["p15"].constraints.pairs.tolist()
+    if not _contradictory(raw["p15"].constraints):
+        assert sets["p15"].constraints.pairs.tolist() == raw["p15"].constraints.pairs.tolist()
 
 
 # ----------------------------------------------------------------------------- nested (Tables 2-3)
