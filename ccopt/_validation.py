@@ -184,6 +184,13 @@ def check_nonnegative(value, name: str) -> float:
     return value
 
 
+def check_bool(value, name: str) -> bool:
+    """Return ``value`` as a bool; refuse anything but True and False (``"no"`` is truthy)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be True or False, got {_show(value)}.")
+    return bool(value)
+
+
 def check_choice(value, name: str, choices: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise list the valid ones."""
     choices = tuple(choices)

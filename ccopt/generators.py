@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ccopt._validation import (
+    check_bool,
     check_labels,
     check_nonnegative,
     check_positive_int,
@@ -474,10 +475,11 @@ def noisy_constraints(labels, n_constraints, n_erroneous, *, consistent: bool = 
     y = _check_labels(labels)
     p, q = _check_counts(n_constraints, n_erroneous)
     rng = check_random_state(random_state)
+    consistent = check_bool(consistent, "consistent")
     classes = _Classes(y)
     empty = (np.empty((0, 2), np.int64), np.empty(0, np.int8))
     pairs, kinds, erroneous, _ = _consistent_block(classes, _balanced_counts(p, q), rng,
-                                                   np.empty(0, np.int64), "", empty, bool(consistent))
+                                                   np.empty(0, np.int64), "", empty, consistent)
     return NoisyConstraints(_constraints(pairs, kinds, classes.n), erroneous)
 
 
@@ -517,6 +519,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     fracs = _check_fractions(fractions, "fractions")
     err = _check_fraction(error_fraction, "error_fraction", allow_zero=True)
     rng = check_random_state(random_state)
+    consistent = check_bool(consistent, "consistent")
     classes = _Classes(y)
     n = classes.n
 
@@ -532,7 +535,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
         # Both ceil((p-q)/2) and ceil(q/2) are non-decreasing in f, so increments are >= 0.
         increment = tuple(t - h for t, h in zip(target, have, strict=True))
         new_pairs, new_kinds, new_err, codes = _consistent_block(
-            classes, increment, rng, taken, f" for fraction {f}", (pairs, kinds), bool(consistent))
+            classes, increment, rng, taken, f" for fraction {f}", (pairs, kinds), consistent)
         pairs = np.vstack([pairs, new_pairs])
         kinds = np.concatenate([kinds, new_kinds])
         erroneous = np.concatenate([erroneous, new_err])

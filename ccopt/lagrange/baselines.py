@@ -59,6 +59,7 @@ from ccopt._parallel import parallel_map, task_seeds
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import (
+    check_bool,
     check_choice,
     check_data,
     check_n_clusters,
@@ -323,12 +324,6 @@ def _check_n_jobs(n_jobs) -> int:
     if not isinstance(n_jobs, bool) and n_jobs == -1:
         return -1
     return check_positive_int(n_jobs, "n_jobs")
-
-
-def _check_bool(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name} must be True or False, got {value!r}.")
-    return bool(value)
 
 
 def _resolve_mode(solver_mode: str, criterion: str, n_samples: int) -> str:
@@ -1020,7 +1015,7 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     tau = _check_tau(tau)
     n_init = check_positive_int(n_init, "n_init")
     time_limit = check_time_limit(time_limit)
-    reuse = _check_bool(reuse_solutions, "reuse_solutions")
+    reuse = check_bool(reuse_solutions, "reuse_solutions")
     n_jobs = _check_n_jobs(n_jobs)
     # The optimistic base program holds every constraint, so they must be satisfiable together.
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl, require_closure=optimistic)
