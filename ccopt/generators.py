@@ -72,7 +72,7 @@ _ENUMERATE_LIMIT = 2_000_000
 # enumerated remainder instead (only reachable when almost every pair is requested).
 _MAX_ROUNDS = 200
 # Whole redraws of a noisy block before giving up on a set without a cannot-link inside a
-# must-link chain (one redraw is rare: 1 of 11 Balance p20 draws needed one).
+# must-link chain (one of the 140 regenerated Table 3 sets of the benchmarks needed a redraw).
 _MAX_REDRAWS = 100
 
 
