@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--epsilon", type=_float, help="epsilon of the pairwise rows, in ]0,1[")
     score.add_argument("--tau", type=_float,
                        help="predicted erroneous iff the normalised score exceeds tau (default 0.1; 0: any "
-                            "negative score, which may suit sets of hundreds of constraints better)")
+                            "negative score)")
     score.add_argument("--score-from", choices=("best", "average"), help="multipliers behind the scores")
     score.add_argument("--top", type=_nonnegative_int, default=50,
                        help="rows of the ranking to print (default 50; 0 prints all)")

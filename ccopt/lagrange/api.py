@@ -197,10 +197,10 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         calibrated as in Sec. 4.2, on synthetic data only: on 41 published synthetic
         instances (pooled F1 0.994 with tau=0.1 against 0.912 with tau=0, k-medoids) and on
         40 instances with overlapping clusters (0.854 against 0.778). Those instances have at
-        most 100 constraints; the normalisation divides by the most negative score of each
-        kind, which grows with their number, so with hundreds of constraints ``tau=0`` may
-        suit better (Cardiotocography, 319-426 constraints: F1 0.55 against 0.40-0.46 with
-        0.1; BENCHMARKS.md). Scores and their ranking do not depend on ``tau``.
+        most 100 constraints. With hundreds the better threshold depends on the data:
+        ``tau=0`` raised F1 on Cardiotocography (319-426 constraints: 0.55 against 0.40-0.46
+        with 0.1) but lowered it on Optical (574-765: MSSC route 0.85 / 0.83 against
+        0.88 / 0.87; BENCHMARKS.md). Scores and their ranking do not depend on ``tau``.
     repair_every : int, optional
         Apply the repair routine (Algorithm 2) to every ``repair_every``-th lower-bound
         solution to improve the upper bound; default 1 for k-medoids and 0 (never; the
