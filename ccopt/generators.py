@@ -392,15 +392,15 @@ def _consistent_block(classes: _Classes, counts, rng, taken: np.ndarray, what: s
                       before: tuple[np.ndarray, np.ndarray], consistent: bool):
     """:func:`_noisy_block`, redrawn while it puts a cannot-link inside a must-link chain.
 
-    ``before`` holds the pairs and kinds the block is appended to. Only erroneous
-    constraints can close such a cycle, so a block without them is never redrawn; a
+    ``before`` holds the pairs and kinds the block is appended to: a block of correct
+    constraints can still close a chain through an erroneous must-link drawn before it. A
     consistent first draw is returned unchanged, so the redraw only alters sets that the
     earlier generator made contradictory.
     """
     for _ in range(_MAX_REDRAWS):
         block = _noisy_block(classes, counts, rng, taken, what)
-        if not consistent or counts[2] + counts[3] == 0 or _is_consistent(
-                np.vstack([before[0], block[0]]), np.concatenate([before[1], block[1]]), classes.n):
+        if not consistent or _is_consistent(np.vstack([before[0], block[0]]),
+                                            np.concatenate([before[1], block[1]]), classes.n):
             return block
     raise InvalidParameterError(
         f"Could not draw {sum(counts)} constraints{what} without a cannot-link inside a must-link "

@@ -154,6 +154,16 @@ def test_consistent_false_keeps_a_contradictory_draw():
     assert not _contradictory(gen.noisy_constraints(labels, 20, 8, random_state=seed).constraints)
 
 
+def test_a_block_without_errors_is_checked_too():
+    """p20's block has no erroneous constraint here, yet can close a chain through p15's one."""
+    labels = np.repeat([0, 1], 6)
+    seed = next(s for s in range(100) if _contradictory(gen.nested_noisy_constraints(
+        labels, (0.5, 1.0), error_fraction=1 / 12, random_state=s, consistent=False)["p100"].constraints))
+    sets = gen.nested_noisy_constraints(labels, (0.5, 1.0), error_fraction=1 / 12, random_state=seed)
+    assert [int(s.erroneous.sum()) for s in sets.values()] == [1, 1]
+    assert not _contradictory(sets["p100"].constraints)
+
+
 @given(st.integers(0, 2**32 - 1))
 @settings(max_examples=25, deadline=None)
 def test_nested_sets_are_redrawn_block_by_block(seed):
