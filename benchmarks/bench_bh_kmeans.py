@@ -196,6 +196,11 @@ def run_one(X, y, k, cons, seed, args) -> dict:
             "n_iter": est.n_iter_, "n_time_limited_solves": est.n_solves_time_limited_}
 
 
+def selected_datasets(requested) -> list[str]:
+    """Table names of the data sets asked for by table name or folder (all when ``requested`` is empty)."""
+    return [n for n, f in DATASETS.items() if not requested or f in requested or n in requested]
+
+
 def table_row(name: str, folder: str, size: int, seed: int, source: str, X, y, k: int, cons, args) -> dict:
     """Run BH-kmeans once (:func:`run_one`) and return the result as a row of :data:`FIELDS`."""
     result = run_one(X, y, k, cons, seed, args)
@@ -206,7 +211,7 @@ def table_row(name: str, folder: str, size: int, seed: int, source: str, X, y, k
 
 def run_tables(args, csv_path: Path) -> None:
     done = {(r["dataset"], int(r["size"]), int(r["seed"])) for r in read_rows(csv_path)}
-    names = [n for n, f in DATASETS.items() if not args.datasets or f in args.datasets or n in args.datasets]
+    names = selected_datasets(args.datasets)
     print(f"{'data set':<16} {'CS':>4} {'seed':>4} {'source':<11} {'m':>6} {'ARI':>6} {'paper':>6} "
           f"{'DILS':>6} {'viol':>4} {'time s':>8} status", flush=True)
     for name in names:

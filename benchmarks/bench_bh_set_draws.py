@@ -44,6 +44,7 @@ from benchmarks.bench_bh_kmeans import (
     constraint_sets,
     load_standardised,
     mean_ari_over_datasets,
+    selected_datasets,
     table_row,
 )
 from benchmarks.bench_bh_solve_limit import merged_at_limit
@@ -55,7 +56,7 @@ DRAW_FIELDS = ["draw", *FIELDS]
 
 def run_draws(args) -> None:
     done = {(int(r["draw"]), r["dataset"], int(r["size"]), int(r["seed"])) for r in read_rows(args.out)}
-    names = [n for n, f in DATASETS.items() if not args.datasets or f in args.datasets or n in args.datasets]
+    names = selected_datasets(args.datasets)
     settings = argparse.Namespace(penalty=1.0, solver=args.solver, time_limit=args.time_limit,
                                   solve_time_limit=args.solve_time_limit)
     for draw in args.draws:
@@ -132,11 +133,14 @@ def write_report(draws: dict, table: list[dict], limit: float, command: str, inc
               "than 0.02 (positive: ours higher):", "",
               "| data set | " + " | ".join(f"CS{s} ours | CS{s} paper | CS{s} difference" for s in SIZES) + " |",
               "|---|" + "---|" * (3 * len(SIZES))]
+    def seed_mean(draw: int, name: str, size: int) -> float:
+        return float(np.mean([float(r["ari"]) for r in draws[draw] if r["dataset"] == name
+                              and int(r["size"]) == size]))
+
     for name in sorted({r["dataset"] for r in table}):
         cells, differs = [], False
         for size in SIZES:
-            ours = float(np.mean([np.mean([float(r["ari"]) for r in draws[s] if r["dataset"] == name
-                                           and int(r["size"]) == size]) for s in seeds]))
+            ours = float(np.mean([seed_mean(s, name, size) for s in seeds]))
             paper = PAPER_ARI[name][2 * SIZES.index(size)]
             differs |= abs(ours - paper) > 0.02
             cells.append(f"{ours:.3f} | {paper:.3f} | {ours - paper:+.3f}")
@@ -148,8 +152,7 @@ def write_report(draws: dict, table: list[dict], limit: float, command: str, inc
     names = sorted({r["dataset"] for r in table if r["source"] != "published"})
     for name in names:
         for size in SIZES:
-            values = [np.mean([float(r["ari"]) for r in draws[s] if r["dataset"] == name
-                               and int(r["size"]) == size]) for s in seeds]
+            values = [seed_mean(s, name, size) for s in seeds]
             if max(values) - min(values) > 0.05:
                 lines.append(f"| {name} | CS{size} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
     text = "\n".join(lines) + "\n"
