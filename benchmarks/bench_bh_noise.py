@@ -54,6 +54,7 @@ from ccopt.metrics import adjusted_rand_score
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_noise.md"
+FIGURE = REPORT.with_suffix(".png")
 # Glass last: with k = 6 and noisy sets HiGHS needed 60-270 s per run on this machine.
 DATASETS = ("appendicitis", "hayesroth", "iris_keel", "moons", "newthyroid", "wine_keel", "zoo",
             "glass_keel")
@@ -104,6 +105,37 @@ def good_range(penalties, means) -> list[float]:
     return [p for p, m in zip(penalties, means, strict=True) if m >= best - TOLERANCE * abs(best)]
 
 
+def noise_figure(penalties, ari: dict, seconds: dict, ranges: dict):
+    """The paper's Figures 1-2 from the grid means: ARI and time against p, one line per q.
+
+    ``ari`` and ``seconds`` map each noise level to its means over ``penalties``; ``ranges``
+    to its good penalties, drawn as open circles. Returns a :class:`matplotlib.figure.Figure`.
+    """
+    from matplotlib import colormaps
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 4.6), layout="constrained")
+    ax_ari, ax_time = fig.subplots(1, 2)
+    noises = sorted(ari)
+    colours = colormaps["viridis"](np.linspace(0.0, 0.9, len(noises)))
+    x = np.asarray(penalties, dtype=float)
+    for q, colour in zip(noises, colours, strict=True):
+        ax_ari.plot(x, ari[q], color=colour, marker="o", ms=3, lw=1.2, label=f"q = {q:g}")
+        good = np.isin(x, ranges[q])
+        ax_ari.plot(x[good], np.asarray(ari[q])[good], ls="none", marker="o", ms=8, mfc="none", color=colour)
+        ax_time.plot(x, seconds[q], color=colour, marker="o", ms=3, lw=1.2)
+    for ax in (ax_ari, ax_time):
+        ax.axvspan(0.18, 0.20, color="0.88", zorder=0)  # the paper's recommended p
+        ax.set_xlabel("penalty p")
+    ax_ari.set_ylabel("mean ARI")
+    ax_ari.set_title("ARI against p (open circles: within 2.5 % of the best)")
+    fig.legend(*ax_ari.get_legend_handles_labels(), loc="outside lower center", ncols=len(noises), fontsize=8)
+    ax_time.set_yscale("log")
+    ax_time.set_ylabel("mean seconds per run")
+    ax_time.set_title("running time against p (grey: p in [0.18, 0.20])")
+    return fig
+
+
 def write_report(csv_path: Path, command: str) -> None:
     rows = read_rows(csv_path)
     for r in rows:
@@ -144,12 +176,13 @@ def write_report(csv_path: Path, command: str) -> None:
              "its three stated findings (light-green range = mean ARI within 2.5 % of the best mean ARI "
              "for that noise level).", ""]
 
-    ranges = {}
-    lines += ["## Mean ARI (over data sets and seeds) against p, per noise level (Figure 1)", "",
+    ranges, ari = {}, {}
+    lines += [f"![Mean ARI and running time against p, one line per noise level]({FIGURE.name})", "",
+              "## Mean ARI (over data sets and seeds) against p, per noise level (Figure 1)", "",
               "| q | " + " | ".join(f"p={p:g}" for p in penalties) + " | best p | good range (within 2.5 %) |",
               "|---|" + "---|" * len(penalties) + "---|---|"]
     for q in noises:
-        means = [cell(q, p, "ari") for p in penalties]
+        means = ari[q] = [cell(q, p, "ari") for p in penalties]
         ranges[q] = good_range(penalties, means)
         best = penalties[int(np.nanargmax(means))]
         shown = " | ".join(f"**{m:.3f}**" if p in ranges[q] else f"{m:.3f}" for p, m in zip(penalties, means, strict=True))
@@ -160,8 +193,9 @@ def write_report(csv_path: Path, command: str) -> None:
     lines += ["", "## Mean running time per run (s) against p (Figure 2)", "",
               "| q | " + " | ".join(f"p={p:g}" for p in penalties) + " |",
               "|---|" + "---|" * len(penalties)]
+    seconds = {q: [cell(q, p, "time") for p in penalties] for q in noises}
     for q in noises:
-        lines.append(f"| {q:g} | " + " | ".join(f"{cell(q, p, 'time'):.2f}" for p in penalties) + " |")
+        lines.append(f"| {q:g} | " + " | ".join(f"{t:.2f}" for t in seconds[q]) + " |")
 
     lines += ["", "## Violated constraints, and violated erroneous constraints, per run (mean)", "",
               "| q | erroneous per set | " + " | ".join(f"p={p:g}" for p in penalties) + " |",
@@ -194,7 +228,8 @@ def write_report(csv_path: Path, command: str) -> None:
         lines.append("4. p = 0 is k-means: its column is the unconstrained baseline (violations above show "
                      "how many constraints k-means breaks).")
     save_report(REPORT, "\n".join(lines) + "\n")
-    print(f"wrote {REPORT}")
+    noise_figure(penalties, ari, seconds, ranges).savefig(FIGURE, dpi=110)
+    print(f"wrote {REPORT} and {FIGURE.name}")
 
 
 def main(argv=None) -> int:
