@@ -27,12 +27,20 @@ def save_report(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def read_rows(path: Path) -> list[dict]:
-    """The records of a results CSV, as strings (none when the file does not exist yet)."""
+def read_rows(path: Path, *, ints=(), floats=()) -> list[dict]:
+    """The records of a results CSV (none when the file does not exist yet).
+
+    Values are strings, except the columns named in ``ints`` and ``floats``, converted where
+    not empty.
+    """
     if not path.is_file():
         return []
     with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row.update({c: int(row[c]) for c in ints if row[c] != ""})
+        row.update({c: float(row[c]) for c in floats if row[c] != ""})
+    return rows
 
 
 def append_row(path: Path, row: dict, fields) -> None:

@@ -33,3 +33,13 @@ def test_results_rows_append_with_one_header_and_read_back(benchmark_script, tmp
     reports.append_row(path, {"a": 2, "b": "y"}, ["a", "b"])
     assert path.read_text().splitlines()[0] == "a,b"
     assert reports.read_rows(path) == [{"a": "1", "b": "x"}, {"a": "2", "b": "y"}]
+
+
+def test_named_columns_read_back_as_numbers_and_empty_cells_stay_empty(benchmark_script, tmp_path):
+    reports = benchmark_script("_reports")
+    path = tmp_path / "results.csv"
+    fields = ["name", "count", "value"]
+    reports.append_row(path, {"name": "a", "count": 3, "value": 0.1 + 0.2}, fields)
+    reports.append_row(path, {"name": "b", "count": "", "value": 1e-300}, fields)
+    rows = reports.read_rows(path, ints=("count",), floats=("value",))
+    assert rows == [{"name": "a", "count": 3, "value": 0.1 + 0.2}, {"name": "b", "count": "", "value": 1e-300}]
