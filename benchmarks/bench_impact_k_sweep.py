@@ -114,7 +114,8 @@ def sweep_figure(curves: dict):
     return fig
 
 
-def report(rows: list[dict], instances, methods, stride: int, command: str) -> str:
+def report(rows: list[dict], instances, methods, stride: int, command: str) -> tuple[str, dict]:
+    """The report's text and the curves of its figure (title -> (fraction, F1) arrays)."""
     table, curves, verdicts = [], {}, []
     variants = [(m, "", m if m == "naive" else f"{m}, tau = 0.1") for m in methods]
     variants += [(m, "_negative", f"{m}, any negative score") for m in methods if m != "naive"]
@@ -126,7 +127,6 @@ def report(rows: list[dict], instances, methods, stride: int, command: str) -> s
             table.append([name, k, fr, f])
         lowest, highest = KS[int(np.nanargmin(mean_fraction))], KS[int(np.nanargmax(mean_f1))]
         verdicts.append([name, lowest, highest, share_at_true_k(fraction, np.min), share_at_true_k(f1, np.max)])
-    sweep_figure(curves).savefig(FIGURE, dpi=110)
     return "\n".join([
         "## Impact score as a guide to k (Fig. 3 of Randel et al. 2021)", "",
         f"Machine: {machine()}.", "",
@@ -144,7 +144,7 @@ def report(rows: list[dict], instances, methods, stride: int, command: str) -> s
         markdown_table(["method", "k of the lowest mean fraction", "k of the highest mean F1",
                         "share of instances: lowest fraction at k = 5", "share: highest F1 at k = 5"], verdicts),
         "", "### Means over the instances", "",
-        markdown_table(["method", "k", "fraction predicted erroneous", "F1"], table), ""])
+        markdown_table(["method", "k", "fraction predicted erroneous", "F1"], table), ""]), curves
 
 
 def main(argv=None) -> int:
@@ -170,8 +170,9 @@ def main(argv=None) -> int:
     rows = [r for r in read_results(args.out) if not r.get("error")]
     for row in rows:
         row["instance"], row["k"] = int(row["instance"]), int(row["k"])
-    text = report(rows, instances, methods, args.stride, command_line("bench_impact_k_sweep.py", argv))
+    text, curves = report(rows, instances, methods, args.stride, command_line("bench_impact_k_sweep.py", argv))
     save_report(REPORT, text)
+    sweep_figure(curves).savefig(FIGURE, dpi=110)
     print(text)
     return 0
 

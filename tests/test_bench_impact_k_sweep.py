@@ -46,3 +46,13 @@ def test_the_figure_has_one_panel_per_curve_with_fraction_and_f1(bench):
     fig = bench.sweep_figure({"a": (fraction, 1 - fraction), "b": (fraction, 1 - fraction)})
     assert [ax.get_title() for ax in fig.axes] == ["a", "b"]
     np.testing.assert_allclose(fig.axes[0].lines[0].get_ydata(), fraction[0])
+
+
+def test_the_report_names_the_k_of_the_lowest_fraction_per_reading(bench):
+    ks = np.asarray(bench.KS)
+    # _rows: F1 = 1 - fraction, so each reading's F1 peaks where its fraction is lowest.
+    rows = _rows(bench, 1, np.abs(ks - 6) / 10 + 0.1) + _rows(bench, 1, np.abs(ks - 5) / 10 + 0.1, method="naive")
+    text, curves = bench.report(rows, [1], ["kmedoids", "naive"], 4, "python benchmarks/bench_impact_k_sweep.py")
+    assert list(curves) == ["kmedoids, tau = 0.1", "naive", "kmedoids, any negative score"]
+    assert "| kmedoids, tau = 0.1 | 6 | 6 | 0.000 | 0.000 |" in text
+    assert "| naive | 5 | 5 | 1.000 | 1.000 |" in text
