@@ -315,7 +315,7 @@ def _sample_pairs(classes: _Classes, count: int, same: bool | None, rng, taken: 
     if count > available:
         kind = {True: "same-class", False: "different-class", None: "distinct"}[same]
         raise InvalidParameterError(
-            f"Cannot draw {count} distinct {kind} pairs{what}: only {available} exist "
+            f"Cannot draw {count} distinct {kind} pairs{what}: only {available} exist in the labels "
             f"(n_samples={classes.n}, class sizes {classes.counts.tolist()[:10]}"
             f"{' ...' if classes.counts.shape[0] > 10 else ''}). Ask for fewer constraints."
         )
