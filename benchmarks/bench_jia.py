@@ -137,7 +137,7 @@ def rand_index_figure(rows: list[dict], datasets):
 
     names = [n for n in datasets if any(r["dataset"] == n for r in rows)]
     fig = Figure(figsize=(3.2 * len(names), 3.4), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(names), squeeze=False)[0])
+    axes = fig.subplots(1, len(names), squeeze=False)[0]
     for ax, name in zip(axes, names, strict=True):
         points = sorted({(r["n_constraints"], r["n_sets"]) for r in rows if r["dataset"] == name})
         for algo, colour, label in (("MLKMeans", "C0", "MLKMeans (Jia et al.)"), ("greedy", "C1", "greedy baseline")):
