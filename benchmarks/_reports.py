@@ -27,6 +27,12 @@ def save_report(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+def figure_note(path: Path, what: str) -> str:
+    """The report line that names its figure (written beside the report, not kept in git)."""
+    return (f"Figure: {what} in `benchmarks/reports/{path.name}` (drawn by this benchmark, also with "
+            "`--report-only`; figures are not kept in git).")
+
+
 def read_rows(path: Path, *, ints=(), floats=()) -> list[dict]:
     """The records of a results CSV (none when the file does not exist yet).
 

@@ -45,7 +45,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, figure_note, read_rows, save_report
 from benchmarks.bench_bh_kmeans import load_standardised
 from ccopt.cluster import BHKMeans
 from ccopt.exceptions import ConvergenceWarning
@@ -177,7 +177,7 @@ def write_report(csv_path: Path, command: str) -> None:
              "for that noise level).", ""]
 
     ranges, ari = {}, {}
-    lines += [f"![Mean ARI and running time against p, one line per noise level]({FIGURE.name})", "",
+    lines += [figure_note(FIGURE, "mean ARI and running time against p, one line per noise level"), "",
               "## Mean ARI (over data sets and seeds) against p, per noise level (Figure 1)", "",
               "| q | " + " | ".join(f"p={p:g}" for p in penalties) + " | best p | good range (within 2.5 %) |",
               "|---|" + "---|" * len(penalties) + "---|---|"]

@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import METHODS, machine, markdown_table
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import command_line, figure_note, save_report
 
 HERE = Path(__file__).resolve().parent
 TRUE_K = 5
@@ -137,7 +137,7 @@ def report(rows: list[dict], instances, methods, stride: int, command: str) -> t
         "fraction predicted erroneous is lowest, and F1 highest, at k = 5 (a plot; no numbers in the "
         "text).", "",
         f"Command: `{command}`", "",
-        f"![Fraction predicted erroneous and F1 against k]({FIGURE.name})", "",
+        figure_note(FIGURE, "fraction predicted erroneous and F1 against k"), "",
         "### The paper's claim, checked", "",
         "Share of instances: the instance's own minimum fraction (maximum F1) is reached at k = 5, ties "
         "included.", "",

@@ -43,7 +43,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import read_rows
+from benchmarks._reports import figure_note, read_rows
 from ccopt.cluster import GreedyMLKMeans, MLKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -160,7 +160,7 @@ def rand_index_figure(rows: list[dict], datasets):
 
 def summarise(rows: list[dict], datasets, args) -> str:
     lines = ["# Jia et al. — MLKMeans vs. the greedy baseline (Fig. 2)", "",
-             f"![Rand index against the number of pairwise constraints, MLKMeans and greedy]({args.report.with_suffix('.png').name})",
+             figure_note(args.report.with_suffix(".png"), "Rand index against the number of pairwise constraints"),
              "",
              "Rand index (mean ± standard deviation over constraint sets x runs) against the number of",
              "pairwise constraints implied by equally many must-link and disjoint cannot-link sets.",

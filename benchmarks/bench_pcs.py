@@ -45,7 +45,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import read_rows
+from benchmarks._reports import figure_note, read_rows
 from ccopt.cluster import PCS, KMeans, KMeansS, PCKMeans
 from ccopt.constraints import Constraints
 from ccopt.datasets import load_benchmark, load_digits
@@ -266,7 +266,7 @@ def summarise(rows, datasets, scalings, sweep, args) -> str:
         "Petals is not available. The penalty sqrt(D) is in the units of the squared distances, so on "
         "raw features with large ranges (Wine: proline in the hundreds) the pairwise constraints "
         "barely count; the standardised run shows the algorithms where they do.", "",
-        f"![NMI against the number of constraints, as Fig. 6]({args.report.with_suffix('.png').name})", ""]
+        figure_note(args.report.with_suffix(".png"), "NMI against the number of constraints, as Fig. 6"), ""]
     for scaling in scalings:
         lines += _section(rows, datasets, sweep, scaling)
     return "\n".join(lines)

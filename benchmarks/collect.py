@@ -39,12 +39,6 @@ def _demoted(markdown: str) -> str:
                   flags=re.MULTILINE)
 
 
-def _rebased(markdown: str) -> str:
-    """Image links of a report (relative to benchmarks/reports/) made relative to the root."""
-    prefix = REPORTS.relative_to(ROOT).as_posix()
-    return re.sub(r"(!\[[^\]]*\]\()(?![a-z]+:|/)", rf"\g<1>{prefix}/", markdown)
-
-
 def collect() -> str:
     names = [n for n in ORDER if (REPORTS / f"{n}.md").is_file()]
     names += sorted(p.stem for p in REPORTS.glob("*.md") if p.stem not in ORDER)
@@ -64,7 +58,7 @@ def collect() -> str:
         "Contents: " + ", ".join(f"[{n}](#{n.replace('_', '-')})" for n in names) + ".",
     ]
     for name in names:
-        parts += ["", f'<a id="{name.replace("_", "-")}"></a>', "", _rebased(_demoted((REPORTS / f"{name}.md").read_text().strip()))]
+        parts += ["", f'<a id="{name.replace("_", "-")}"></a>', "", _demoted((REPORTS / f"{name}.md").read_text().strip())]
     return "\n".join(parts) + "\n"
 
 

@@ -53,8 +53,7 @@ def test_the_report_links_a_figure_with_one_ari_and_one_time_line_per_noise_leve
                 "n_erroneous": 1, "ari": 1.0 - q * p, "violations": 0, "erroneous_violated": 0,
                 "time": 1.0 + p, "status": "converged", "n_iter": 2}, bench.FIELDS)
     bench.write_report(csv_path, "python benchmarks/bench_bh_noise.py")
-    assert "![Mean ARI and running time against p, one line per noise level](bh_noise.png)" in (
-        tmp_path / "bh_noise.md").read_text()
+    assert "`benchmarks/reports/bh_noise.png`" in (tmp_path / "bh_noise.md").read_text()
     assert (tmp_path / "bh_noise.png").stat().st_size > 0
 
     ari = {0.0: [1.0, 1.0, 1.0], 0.2: [1.0, 0.96, 0.8]}

@@ -43,3 +43,8 @@ def test_named_columns_read_back_as_numbers_and_empty_cells_stay_empty(benchmark
     reports.append_row(path, {"name": "b", "count": "", "value": 1e-300}, fields)
     rows = reports.read_rows(path, ints=("count",), floats=("value",))
     assert rows == [{"name": "a", "count": 3, "value": 0.1 + 0.2}, {"name": "b", "count": "", "value": 1e-300}]
+
+
+def test_a_figure_is_named_by_its_path_from_the_repository_root(benchmark_script, tmp_path):
+    note = benchmark_script("_reports").figure_note(tmp_path / "x.png", "ARI against p")
+    assert note.startswith("Figure: ARI against p in `benchmarks/reports/x.png`")

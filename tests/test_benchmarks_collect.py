@@ -31,10 +31,3 @@ def test_every_report_is_in_the_assembled_text():
         first_heading = re.search(r"^#+ (.+)$", report.read_text(), flags=re.MULTILINE).group(1)
         assert f"## {first_heading}\n" in text, report.name
 
-
-def test_a_reports_relative_image_links_point_into_its_folder_from_the_root():
-    collect = _collect_module()
-    assert collect._rebased("![fig](bh_noise.png) and ![a b](sub/x.png)") == (
-        "![fig](benchmarks/reports/bh_noise.png) and ![a b](benchmarks/reports/sub/x.png)")
-    kept = "![web](https://example.org/x.png) ![abs](/x.png) [not an image](x.md)"
-    assert collect._rebased(kept) == kept
