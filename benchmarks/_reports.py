@@ -33,6 +33,16 @@ def figure_note(path: Path, what: str) -> str:
             "`--report-only`; figures are not kept in git).")
 
 
+def draw_band(ax, x, samples, *, colour, label: str) -> None:
+    """Mean of each sample against ``x``, with a band of one standard deviation."""
+    import numpy as np
+
+    mean = np.array([np.mean(v) for v in samples])
+    sd = np.array([np.std(v) for v in samples])
+    ax.plot(x, mean, marker="o", ms=3, color=colour, label=label)
+    ax.fill_between(x, mean - sd, mean + sd, color=colour, alpha=0.15, lw=0)
+
+
 def read_rows(path: Path, *, ints=(), floats=()) -> list[dict]:
     """The records of a results CSV (none when the file does not exist yet).
 

@@ -77,19 +77,21 @@ def k_sweep_task(config: dict) -> dict:
             "run_seconds": float(result.seconds)}
 
 
-def sweep_arrays(rows: list[dict], method: str, instances, rule: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """(fraction predicted, F1), each of shape (n_instances, len(KS)), NaN where a run is missing.
+# The two readings of a run: the calibrated tau's predictions, and any negative score.
+TAU_COLUMNS = ("fraction_predicted", "f1")
+NEGATIVE_COLUMNS = ("fraction_negative", "f1_negative")
 
-    ``rule=""`` reads the predictions with the calibrated tau, ``"_negative"`` those of any
-    negative score.
-    """
+
+def sweep_arrays(rows: list[dict], method: str, instances, columns=TAU_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
+    """(fraction, F1) from ``columns``, each of shape (n_instances, len(KS)); NaN where a run is missing."""
     fraction = np.full((len(instances), len(KS)), np.nan)
     f1 = np.full_like(fraction, np.nan)
     where = {i: r for r, i in enumerate(instances)}
+    fraction_column, f1_column = columns
     for row in rows:
         if row["method"] == method and row["instance"] in where and row["k"] in KS:
             at = (where[row["instance"]], KS.index(row["k"]))
-            fraction[at], f1[at] = row[f"fraction{rule or '_predicted'}"], row[f"f1{rule}"]
+            fraction[at], f1[at] = row[fraction_column], row[f1_column]
     return fraction, f1
 
 
@@ -117,10 +119,10 @@ def sweep_figure(curves: dict):
 def report(rows: list[dict], instances, methods, stride: int, command: str) -> tuple[str, dict]:
     """The report's text and the curves of its figure (title -> (fraction, F1) arrays)."""
     table, curves, verdicts = [], {}, []
-    variants = [(m, "", m if m == "naive" else f"{m}, tau = 0.1") for m in methods]
-    variants += [(m, "_negative", f"{m}, any negative score") for m in methods if m != "naive"]
-    for method, rule, name in variants:
-        fraction, f1 = sweep_arrays(rows, method, instances, rule)
+    variants = [(m, TAU_COLUMNS, m if m == "naive" else f"{m}, tau = 0.1") for m in methods]
+    variants += [(m, NEGATIVE_COLUMNS, f"{m}, any negative score") for m in methods if m != "naive"]
+    for method, columns, name in variants:
+        fraction, f1 = sweep_arrays(rows, method, instances, columns)
         curves[name] = (fraction, f1)
         mean_fraction, mean_f1 = np.nanmean(fraction, axis=0), np.nanmean(f1, axis=0)
         for k, fr, f in zip(KS, mean_fraction, mean_f1, strict=True):

@@ -43,7 +43,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import figure_note, read_rows
+from benchmarks._reports import draw_band, figure_note, read_rows
 from ccopt.cluster import GreedyMLKMeans, MLKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -141,16 +141,10 @@ def rand_index_figure(rows: list[dict], datasets):
     for ax, name in zip(axes, names, strict=True):
         points = sorted({(r["n_constraints"], r["n_sets"]) for r in rows if r["dataset"] == name})
         for algo, colour, label in (("MLKMeans", "C0", "MLKMeans (Jia et al.)"), ("greedy", "C1", "greedy baseline")):
-            x, mean, sd = [], [], []
-            for pairs, n_sets in points:
-                ri = [r["rand_index"] for r in rows
-                      if r["dataset"] == name and r["n_sets"] == n_sets and r["algorithm"] == algo]
-                x.append(pairs)
-                mean.append(np.mean(ri))
-                sd.append(np.std(ri))
-            mean, sd = np.asarray(mean), np.asarray(sd)
-            ax.plot(x, mean, marker="o", ms=3, color=colour, label=label)
-            ax.fill_between(x, mean - sd, mean + sd, color=colour, alpha=0.15, lw=0)
+            samples = [[r["rand_index"] for r in rows
+                        if r["dataset"] == name and r["n_sets"] == n_sets and r["algorithm"] == algo]
+                       for _, n_sets in points]
+            draw_band(ax, [pairs for pairs, _ in points], samples, colour=colour, label=label)
         ax.set_title(f"{name} (r = {GRID[name]['r']})")
         ax.set_xlabel("pairwise constraints")
     axes[0].set_ylabel("Rand index")

@@ -45,7 +45,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import figure_note, read_rows
+from benchmarks._reports import draw_band, figure_note, read_rows
 from ccopt.cluster import PCS, KMeans, KMeansS, PCKMeans
 from ccopt.constraints import Constraints
 from ccopt.datasets import load_benchmark, load_digits
@@ -234,11 +234,7 @@ def nmi_figure(rows, datasets, scalings, sweep):
         scaled = [r for r in rows if r["scaling"] == scaling]
         for ax, name in zip(panels, datasets, strict=True):
             for algo, colour in (("PC", "C1"), ("PCS2", "C0")):
-                nmi = [_values(scaled, name, algo, m) for m in sweep]
-                mean = np.array([v.mean() for v in nmi])
-                sd = np.array([v.std() for v in nmi])
-                ax.plot(sweep, mean, marker="o", ms=3, color=colour, label=algo)
-                ax.fill_between(sweep, mean - sd, mean + sd, color=colour, alpha=0.15, lw=0)
+                draw_band(ax, sweep, [_values(scaled, name, algo, m) for m in sweep], colour=colour, label=algo)
             for algo, colour in (("KM", "0.4"), ("KMS2", "C2")):
                 ax.axhline(_values(scaled, name, algo).mean(), color=colour, ls="--", lw=1, label=algo)
             ax.set_title(f"{name}, {'raw' if scaling == 'none' else 'standardised'}", fontsize=9)

@@ -24,7 +24,7 @@ def test_arrays_hold_one_row_per_instance_and_nan_where_a_run_is_missing(bench):
     np.testing.assert_allclose(fraction[0], fractions)
     np.testing.assert_allclose(f1[0], 1.0 - fractions)
     assert np.isnan(fraction[1, 3:]).all() and not np.isnan(fraction[1, :3]).any()
-    negative, _ = bench.sweep_arrays(rows, "kmedoids", [7], "_negative")
+    negative, _ = bench.sweep_arrays(rows, "kmedoids", [7], bench.NEGATIVE_COLUMNS)
     np.testing.assert_allclose(negative[0], fractions / 2)
 
 
