@@ -16,8 +16,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
-from ccopt._validation import check_random_state, check_time_limit
-from ccopt.exceptions import NotFittedError
+from ccopt._validation import check_data, check_random_state, check_time_limit
+from ccopt.cluster._init_centers import squared_distances
+from ccopt.exceptions import InvalidDataError, NotFittedError
 from ccopt.metrics import wcss
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
@@ -129,6 +130,43 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     def fit_predict(self, X, y=None, *, ml=None, cl=None, constraints=None) -> np.ndarray:
         """Fit and return ``labels_``."""
         return self.fit(X, ml=ml, cl=cl, constraints=constraints).labels_
+
+    def predict(self, X) -> np.ndarray:
+        """Nearest fitted centre of each object of ``X``: how new data joins the clusters.
+
+        New objects carry no constraints (the pairs given to :meth:`fit` name rows of the
+        training data), so each one goes to the centre of ``cluster_centers_`` nearest in
+        Euclidean distance, as scikit-learn's ``KMeans.predict`` does. Size constraints
+        (``KMeansS``, ``PCS``, ``BHKMeans`` with ``min_size``/``max_size``) are not applied
+        to new objects either. Predicting the training data does not in general give
+        ``labels_``: an object placed by a constraint sits away from its nearest centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Same features, in the same order, as the data given to :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of int64, shape (n_samples,)
+            Index of the nearest centre; ties go to the lower index.
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        InvalidDataError
+            ``X`` is not a finite 2-D numeric array, or its number of features differs
+            from the training data's.
+        """
+        self._check_fitted()
+        X = check_data(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted on "
+                f"{self.n_features_in_}; pass the same feature columns as to fit."
+            )
+        return np.argmin(squared_distances(X, self.cluster_centers_), axis=1).astype(np.int64)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):

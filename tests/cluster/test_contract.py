@@ -15,7 +15,12 @@ from sklearn.base import clone
 
 import ccopt.cluster
 from ccopt.constraints import Constraints
-from ccopt.exceptions import InvalidConstraintError, InvalidDataError, InvalidParameterError
+from ccopt.exceptions import (
+    InvalidConstraintError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
 from ccopt.metrics import wcss
 from ccopt.status import Status
 
@@ -91,6 +96,38 @@ def test_fit_predict_equals_labels(name, data):
     predicted = est.fit_predict(X, **_pairs(name, ml, cl))
     np.testing.assert_array_equal(predicted, est.labels_)
     np.testing.assert_array_equal(predicted, _make(name).fit(X, **_pairs(name, ml, cl)).labels_)
+
+
+def test_predict_sends_new_points_to_the_group_they_were_drawn_from(name, data):
+    """Points drawn near each group's centre get that group's label; so do the training
+    points, whose constraints agree with the groups (no object is held away from its group)."""
+    X, ml, cl = data
+    est = _make(name).fit(X, **_pairs(name, ml, cl))
+    new = np.array([[0.3, -0.2], [7.6, 0.4], [-0.1, 8.3], [8.2, -0.3]])
+    group_label = est.labels_[[0, 10, 20, 10]]
+    np.testing.assert_array_equal(est.predict(new), group_label)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert est.predict(new).dtype == np.int64
+
+
+def test_predict_is_the_nearest_centre(name, data):
+    """Against a direct loop over the centres, on points between the groups as well."""
+    X, ml, cl = data
+    est = _make(name).fit(X, **_pairs(name, ml, cl))
+    new = np.random.default_rng(7).uniform(-2.0, 10.0, size=(40, 2))
+    expected = [min(range(3), key=lambda c: float(np.sum((p - est.cluster_centers_[c]) ** 2))) for p in new]
+    np.testing.assert_array_equal(est.predict(new), expected)
+
+
+def test_predict_refuses_unfitted_estimators_and_other_features(name, data):
+    X, ml, cl = data
+    with pytest.raises(NotFittedError, match=r"not fitted yet; call fit first"):
+        _make(name).predict(X)
+    est = _make(name).fit(X, **_pairs(name, ml, cl))
+    with pytest.raises(InvalidDataError, match=r"X has 3 features, but .* was fitted on 2"):
+        est.predict(np.ones((2, 3)))
+    with pytest.raises(InvalidDataError, match=r"NaN at row 1, column 0"):
+        est.predict(np.array([[0.0, 0.0], [np.nan, 1.0]]))
 
 
 def test_reported_measures_do_not_depend_on_cluster_names(name, data):
