@@ -10,6 +10,10 @@ Protocol (Sec. 4.1 of ../shared/papers/lcc-ganji-2016.txt):
   deviation of the violated must-links (#ML) and cannot-links (#CL); k = number of classes.
 * LCC with the paper's settings (alpha = 2, stop after 25 iterations without a better best
   solution or 100 in all), one run per execution.
+* Beside it, **not the paper's protocol**: LCC with ``--restarts`` runs per execution
+  (``n_init``, default 5), the best by (violations, objective). Its first run is the
+  single run's (same seed), so it never violates more; it is what a user can buy with a few
+  more runs.
 
 Beside LCC (the paper's column), COP-kmeans (every constraint hard: it violates nothing but
 can stop at a dead end; default 10 restarts per execution) and PCKmeans (soft; penalty
@@ -97,6 +101,7 @@ PAPER = {
                    ((0.0, 0.0), (0.6, 0.3), (1.1, 1.5), (13.4, 8.4), 0.75)],
 }
 ALGORITHMS = ("LCC", "COP", "PCK")
+RESTARTS = "LCC-restarts"  # LCC with n_init > 1: not the paper's protocol
 
 
 def load(name: str):
@@ -110,11 +115,13 @@ def load(name: str):
     return X, y
 
 
-def _fit(algorithm: str, X, k, cons, seed: int, weight: float):
+def _fit(algorithm: str, X, k, cons, seed: int, weight: float, restarts: int = 1):
     start = time.perf_counter()
     try:
         if algorithm == "LCC":
             est = LCC(k, random_state=seed).fit(X, constraints=cons)
+        elif algorithm == RESTARTS:
+            est = LCC(k, n_init=restarts, random_state=seed).fit(X, constraints=cons)
         elif algorithm == "COP":
             est = COPKMeans(k, random_state=seed).fit(X, constraints=cons)
         else:
@@ -124,8 +131,9 @@ def _fit(algorithm: str, X, k, cons, seed: int, weight: float):
     return est, time.perf_counter() - start
 
 
-def run(datasets, n_sets: int, n_runs: int, base_seed: int) -> list[dict]:
+def run(datasets, n_sets: int, n_runs: int, base_seed: int, restarts: int = 1) -> list[dict]:
     rows = []
+    algorithms = ALGORITHMS + ((RESTARTS,) if restarts > 1 else ())
     for d_index, name in enumerate(datasets):
         X, y = load(name)
         n, k = X.shape[0], int(np.unique(y).size)
@@ -136,8 +144,8 @@ def run(datasets, n_sets: int, n_runs: int, base_seed: int) -> list[dict]:
                 cons = lcc_constraints(y, p, random_state=cons_seed).constraints
                 for run_id in range(n_runs):
                     seed = base_seed * 1000 + set_id * n_runs + run_id
-                    for algorithm in ALGORITHMS:
-                        est, seconds = _fit(algorithm, X, k, cons, seed, weight)
+                    for algorithm in algorithms:
+                        est, seconds = _fit(algorithm, X, k, cons, seed, weight, restarts)
                         row = {"dataset": name, "n": n, "k": k, "size": ("n/4", "n/2", "n")[s_index],
                                "n_constraints": p, "set": set_id, "run": run_id, "algorithm": algorithm,
                                "seconds": seconds, "dead_end": est is None}
@@ -162,10 +170,15 @@ def _paper(entry) -> str:
 
 
 def summarise(rows, datasets):
-    """Table rows (one per data set and size) and the summary counts."""
+    """Table rows (one per data set and size) and the summary counts.
+
+    With LCC-restarts rows, each LCC row gains their #CL and whether it is at or below the
+    paper's, and the summary their mean and count (``restarts_cl``, ``restarts_met``).
+    """
     table_lcc, table_base = [], []
-    n_rows = n_met = n_within = total_ml = 0
-    ours_cl, paper_cl = [], []
+    n_rows = n_met = n_within = total_ml = n_restarts_met = 0
+    ours_cl, paper_cl, restarts_cl = [], [], []
+    with_restarts = any(r["algorithm"] == RESTARTS for r in rows)
     for name in datasets:
         for s_index, size in enumerate(("n/4", "n/2", "n")):
             cell = [r for r in rows if r["dataset"] == name and r["size"] == size]
@@ -185,10 +198,16 @@ def summarise(rows, datasets):
             total_ml += int(np.sum(ml))
             ms = {a: 1000 * np.mean([r["seconds"] for r in cell if r["algorithm"] == a]) for a in ALGORITHMS}
             p = cell[0]["n_constraints"]
-            table_lcc.append([TITLES[name], f"[{size}]={p}", _stat(ml), _paper(paper[0]), _stat(cl),
-                              _paper(paper[1]), "yes" if met else "no",
-                              f"{np.mean([r['nmi'] for r in lcc_rows]):.2f}", f"{paper[4]:.2f}",
-                              f"{ms['LCC']:.0f}"])
+            line = [TITLES[name], f"[{size}]={p}", _stat(ml), _paper(paper[0]), _stat(cl),
+                    _paper(paper[1]), "yes" if met else "no",
+                    f"{np.mean([r['nmi'] for r in lcc_rows]):.2f}", f"{paper[4]:.2f}", f"{ms['LCC']:.0f}"]
+            if with_restarts:
+                restarted = [r["cl"] for r in cell if r["algorithm"] == RESTARTS]
+                restarts_met = np.mean(restarted) <= paper[1][0] + 1e-9
+                n_restarts_met += bool(restarts_met)
+                restarts_cl.append(float(np.mean(restarted)))
+                line += [_stat(restarted), "yes" if restarts_met else "no"]
+            table_lcc.append(line)
             cop_total = len([r for r in cell if r["algorithm"] == "COP"])
             table_base.append([TITLES[name], f"[{size}]={p}",
                                _stat([r["cl"] for r in by["COP"]]),
@@ -197,9 +216,11 @@ def summarise(rows, datasets):
                                _stat([r["ml"] for r in by["PCK"]]), _stat([r["cl"] for r in by["PCK"]]),
                                f"{np.mean([r['nmi'] for r in by['PCK']]):.2f}",
                                _paper(paper[2]), _paper(paper[3]), f"{ms['COP']:.0f}", f"{ms['PCK']:.0f}"])
-    return table_lcc, table_base, {"rows": n_rows, "met": n_met, "within": n_within,
-                                   "total_ml": total_ml, "ours_cl": float(np.mean(ours_cl)),
-                                   "paper_cl": float(np.mean(paper_cl))}
+    summary = {"rows": n_rows, "met": n_met, "within": n_within, "total_ml": total_ml,
+               "ours_cl": float(np.mean(ours_cl)), "paper_cl": float(np.mean(paper_cl))}
+    if with_restarts:
+        summary.update(restarts_cl=float(np.mean(restarts_cl)), restarts_met=n_restarts_met)
+    return table_lcc, table_base, summary
 
 
 HEAD_LCC = ["data set", "# constraints", "LCC #ML ours", "LCC #ML paper", "LCC #CL ours",
@@ -228,6 +249,9 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--csv", type=Path, default=HERE / "results" / "lcc.csv")
     parser.add_argument("--report", type=Path, default=HERE / "reports" / "lcc.md")
+    parser.add_argument("--restarts", type=int, default=5,
+                        help="also run LCC with this many runs per execution, the best kept "
+                             "(n_init; not the paper's protocol); 1 leaves the column out")
     args = parser.parse_args(argv)
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     unknown = sorted(set(datasets) - set(PAPER))
@@ -236,7 +260,9 @@ def main(argv=None) -> None:
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     started = time.perf_counter()
-    rows = run(datasets, args.sets, args.runs, args.seed)
+    if args.restarts < 1:
+        parser.error(f"--restarts must be at least 1, got {args.restarts}")
+    rows = run(datasets, args.sets, args.runs, args.seed, args.restarts)
     elapsed = time.perf_counter() - started
 
     args.csv.parent.mkdir(parents=True, exist_ok=True)
@@ -248,14 +274,24 @@ def main(argv=None) -> None:
         writer.writerows(rows)
 
     table_lcc, table_base, summary = summarise(rows, datasets)
+    head_lcc = HEAD_LCC
+    restarts_note = ""
+    if args.restarts > 1:
+        head_lcc = HEAD_LCC + [f"LCC #CL, best of {args.restarts} runs (not the paper's protocol)",
+                               "CL <= paper, best of runs"]
+        restarts_note = (
+            f" With {args.restarts} runs per execution (`n_init={args.restarts}`, the best by "
+            "(violations, objective); not the paper's protocol, which runs once): mean of the row "
+            f"means {summary['restarts_cl']:.2f}, at or below the paper in {summary['restarts_met']} "
+            f"of {summary['rows']} rows.")
     print()
-    print(_plain(HEAD_LCC, table_lcc))
+    print(_plain(head_lcc, table_lcc))
     print()
     print(_plain(HEAD_BASE, table_base))
     print(f"\nLCC must-link violations in all {summary['rows']} rows: {summary['total_ml']}; "
           f"LCC mean #CL <= paper in {summary['met']} of {summary['rows']} rows, <= paper mean + sd in "
           f"{summary['within']}; mean #CL over rows {summary['ours_cl']:.2f} (paper "
-          f"{summary['paper_cl']:.2f}); {elapsed:.0f} s")
+          f"{summary['paper_cl']:.2f}); {elapsed:.0f} s.{restarts_note}")
 
     statuses = {}
     for r in rows:
@@ -286,12 +322,12 @@ higher than Table 2.
 LCC works on must-link super-instances). Mean cannot-link violations at or below the paper's
 in {summary['met']} of {summary['rows']} rows** (column "CL <= paper"; where "no", the target is not reached);
 within the paper's mean + one standard deviation in {summary['within']} of {summary['rows']} rows. Mean of the
-row means: {summary['ours_cl']:.2f} violated cannot-links (paper {summary['paper_cl']:.2f}).
+row means: {summary['ours_cl']:.2f} violated cannot-links (paper {summary['paper_cl']:.2f}).{restarts_note}
 LCC stopping reasons over all runs: {', '.join(f'{k} {v}' for k, v in sorted(statuses.items()))}.
 
 ## LCC against Table 2 (and Table 3's NMI)
 
-{_markdown(HEAD_LCC, table_lcc)}
+{_markdown(head_lcc, table_lcc)}
 
 ## Baselines on the same constraint sets
 
