@@ -277,8 +277,8 @@ def main(argv=None) -> None:
     head_lcc = HEAD_LCC
     restarts_note = ""
     if args.restarts > 1:
-        head_lcc = HEAD_LCC + [f"LCC #CL, best of {args.restarts} runs (not the paper's protocol)",
-                               "CL <= paper, best of runs"]
+        head_lcc = [*HEAD_LCC, f"LCC #CL, best of {args.restarts} runs (not the paper's protocol)",
+                    "CL <= paper, best of runs"]
         restarts_note = (
             f" With {args.restarts} runs per execution (`n_init={args.restarts}`, the best by "
             "(violations, objective); not the paper's protocol, which runs once): mean of the row "
