@@ -7,6 +7,7 @@ where it stopped); the report names the command that made it.
 from __future__ import annotations
 
 import csv
+import logging
 import sys
 from pathlib import Path
 
@@ -19,6 +20,25 @@ def command_line(script: str, argv) -> str:
     """
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
     return " ".join([f"python benchmarks/{script}", *passed])
+
+
+def log_task_progress(stream=None) -> None:
+    """Show ``run_experiment``'s line per finished task when its progress bar is hidden.
+
+    The bar shows only on a terminal; a run writing to a log file (``nohup``, CI) would
+    otherwise say nothing for an hour. Calling this again adds no second handler.
+    """
+    stream = sys.stderr if stream is None else stream
+    if hasattr(stream, "isatty") and stream.isatty():
+        return
+    logger = logging.getLogger("ccopt.experiments")
+    if any(getattr(h, "_task_progress", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    handler._task_progress = True
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 def save_report(path: Path, text: str) -> None:

@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import METHODS, machine, markdown_table
-from benchmarks._reports import command_line, figure_note, save_report
+from benchmarks._reports import command_line, figure_note, log_task_progress, save_report
 
 HERE = Path(__file__).resolve().parent
 TRUE_K = 5
@@ -169,6 +169,7 @@ def main(argv=None) -> int:
              for i in instances for k in KS for m in methods]
     if not args.report_only:
         args.out.parent.mkdir(parents=True, exist_ok=True)
+        log_task_progress()
         run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_k_sweep")
     rows = [r for r in read_results(args.out) if not r.get("error")]

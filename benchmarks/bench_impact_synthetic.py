@@ -30,7 +30,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import PAPER_SYNTHETIC, machine, markdown_table, pooled, score_task
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import command_line, log_task_progress, save_report
 
 HERE = Path(__file__).resolve().parent
 DESIGNS = {"published": None, "overlap": 1.0, "overlap15": 1.5}
@@ -88,6 +88,7 @@ def main(argv=None) -> int:
         tasks += [{"design": design, "instance": i, "method": m, "max_iter": args.max_iter}
                   for i in ids for m in methods]
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    log_task_progress()
     run_experiment(tasks, synthetic_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
                    name="impact_synthetic")
     wanted = {(t["design"], t["instance"], t["method"]) for t in tasks}

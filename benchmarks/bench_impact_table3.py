@@ -48,7 +48,7 @@ from benchmarks._impact_common import (
     score_task,
     with_row_id,
 )
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import command_line, log_task_progress, save_report
 
 DATASETS = ("iris", "wine", "glass", "ionosphere", "control", "balance", "cardiotocography", "optical")
 # Diagnostic variants: name -> (data set, what changes, how X changes). Scored like the rows,
@@ -163,6 +163,7 @@ def main(argv=None) -> int:
              for d in datasets for s in ("p15", "p20") for draw in range(-1, args.draws) for m in methods
              if m not in baselines or draw < 0]
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    log_task_progress()
     run_experiment(tasks, table3_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
                    name="impact_table3")
     rows = [r for r in read_results(args.out) if r["data"] in datasets and r["method"] in methods]

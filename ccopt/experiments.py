@@ -452,6 +452,12 @@ def _result_record(config: dict, key: str, seed: int, result, seconds: float, er
     return record
 
 
+def _describe(config: Mapping, width: int = 100) -> str:
+    """The scalar settings of a task as ``key=value`` pairs, cut to ``width`` characters."""
+    text = " ".join(f"{k}={v}" for k, v in config.items() if not isinstance(v, (dict, list)))
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | os.PathLike | None = None,
                    *, n_jobs: int | None = 1, backend: str | None = None, resume: bool = True,
                    random_state=0, on_error: str = "raise", progress: bool | str = True,
@@ -582,6 +588,11 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             fresh[keys[i]] = record
             if log is not None:
                 log.append(record)
+            # One line per task: the progress of a long run whose bar is hidden (stderr not a
+            # terminal, e.g. a benchmark writing to a log file).
+            logger.info("experiment %s: %d of %d tasks done (%.1f s%s: %s)", meta["name"],
+                        len(configs) - len(todo) + len(fresh), len(configs), seconds,
+                        ", failed" if error is not None else "", _describe(configs[i]))
     except KeyboardInterrupt:
         interrupted = True
         logger.warning("experiment %s interrupted: %d of %d tasks finished%s", meta["name"],

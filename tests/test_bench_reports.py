@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 
@@ -48,3 +50,30 @@ def test_named_columns_read_back_as_numbers_and_empty_cells_stay_empty(benchmark
 def test_a_figure_is_named_by_its_path_from_the_repository_root(benchmark_script, tmp_path):
     note = benchmark_script("_reports").figure_note(tmp_path / "x.png", "ARI against p")
     assert note.startswith("Figure: ARI against p in `benchmarks/reports/x.png`")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_task_progress_goes_to_a_log_stream_once_and_not_to_a_terminal(benchmark_script):
+    import logging
+
+    logger = logging.getLogger("ccopt.experiments")
+    handlers, level = list(logger.handlers), logger.level
+    logger.handlers = []
+    try:
+        log_task_progress = benchmark_script("_reports").log_task_progress
+        log_task_progress(_Terminal())
+        assert logger.handlers == []  # the progress bar shows there
+        stream = io.StringIO()
+        log_task_progress(stream)
+        log_task_progress(stream)
+        assert len(logger.handlers) == 1
+        logger.info("experiment demo: %d of %d tasks done", 1, 2)
+        assert stream.getvalue().rstrip().endswith("experiment demo: 1 of 2 tasks done")
+        assert stream.getvalue().count("tasks done") == 1
+    finally:
+        logger.handlers = handlers
+        logger.setLevel(level)  # also clears the loggers' cached levels

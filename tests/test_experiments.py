@@ -190,6 +190,20 @@ def test_errors_raise_by_default_and_are_recorded_and_retried_on_request(tmp_pat
     assert [c["x"] for c in CALLS] == [1]  # only the failed task runs again
 
 
+def test_each_finished_task_is_logged_with_its_count_and_settings(tmp_path, caplog):
+    """The line a long run shows when its progress bar is hidden (stderr not a terminal)."""
+    out = tmp_path / "sweep.csv"
+    run_experiment([{"x": 0}], _noise_task, out, progress=False)
+    with caplog.at_level("INFO", logger="ccopt.experiments"):
+        run_experiment([{"x": 0}, {"x": 1, "fail": True}, {"x": 2, "size": 3}], _noise_task, out,
+                       progress=False, on_error="record", name="sweep")
+    done = [r.getMessage() for r in caplog.records if "tasks done" in r.getMessage()]
+    assert len(done) == 2  # x=0 was finished before: resumed, not run
+    assert done[0].startswith("experiment sweep: 2 of 3 tasks done (") and ", failed: x=1 fail=True" in done[0]
+    assert done[1].startswith("experiment sweep: 3 of 3 tasks done (") and done[1].endswith(": x=2 size=3)")
+    assert "failed" not in done[1]
+
+
 def test_bad_runner_options_are_rejected(tmp_path):
     with pytest.raises(InvalidParameterError, match="Unknown on_error 'skip'"):
         run_experiment([{"x": 0}], _noise_task, on_error="skip")
