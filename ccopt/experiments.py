@@ -555,13 +555,17 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             if record.get("error", "") == "":
                 done[record.get("task", "")] = {k: _parse_cell(v) for k, v in record.items()}
 
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    # A resumed run keeps the first start (its rows date from then) and says when it resumed.
+    started = meta_old.get("started", now) if done and meta_old is not None else now
     meta = {
         "name": name or getattr(function, "__name__", "experiment"),
         "function": _function_name(function),
         "random_state": root,
         "n_tasks": len(configs),
         "tasks": [{"task": k, "config": c} for k, c in zip(keys, configs, strict=True)],
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": started,
+        **({"resumed": now} if done else {}),
         "ccopt_version": _version(),
         "python": platform.python_version(),
         "platform": platform.platform(),

@@ -148,6 +148,21 @@ def test_resume_skips_finished_tasks(tmp_path):
     assert [row["x"] for row in _rows(out)] == ["0", "1"]
 
 
+def test_a_resumed_run_keeps_its_first_start_and_records_the_resumption(tmp_path):
+    out = tmp_path / "sweep.csv"
+    meta_path = tmp_path / "sweep.json"
+    run_experiment(grid_tasks(x=[0, 1]), _noise_task, out, progress=False)
+    first = json.loads(meta_path.read_text())
+    assert "resumed" not in first
+    meta_path.write_text(json.dumps({**first, "started": "2000-01-01T00:00:00+00:00"}))
+    run_experiment(grid_tasks(x=[0, 1, 2]), _noise_task, out, progress=False)
+    resumed = json.loads(meta_path.read_text())
+    assert resumed["started"] == "2000-01-01T00:00:00+00:00" and resumed["resumed"] > resumed["started"]
+    run_experiment(grid_tasks(x=[0]), _noise_task, out, progress=False, resume=False)
+    fresh = json.loads(meta_path.read_text())
+    assert fresh["started"] != "2000-01-01T00:00:00+00:00" and "resumed" not in fresh
+
+
 def test_resume_refuses_another_random_state_and_none_reuses_the_recorded_one(tmp_path):
     out = tmp_path / "sweep.csv"
     first = run_experiment(grid_tasks(x=[0, 1]), _noise_task, out, progress=False, random_state=1)
