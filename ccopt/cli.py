@@ -69,6 +69,8 @@ examples:
   ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm lcc --seed 1
   ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm pcs --sizes 50,50,50
   ccopt cluster data.csv -k 3 --algorithm kmeans --label-column class
+  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm bh-kmeans \
+        --predict new.csv --predict-out new_labels.csv
 """
 
 _BENCH_EXAMPLES = """\
@@ -215,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...", help="target cluster sizes (pcs, kmeans-s)")
     cluster.add_argument("--out", metavar="labels.csv", help="write the labels as CSV (index,label)")
     cluster.add_argument("--plot", metavar="fig.png", help="draw the clusters and constraints")
+    cluster.add_argument("--predict", metavar="NEW.csv",
+                         help="also assign the rows of NEW.csv (the same feature columns) to their "
+                              "nearest fitted centre; needs --predict-out")
+    cluster.add_argument("--predict-out", metavar="new_labels.csv",
+                         help="write the labels of the --predict rows as CSV (index,label)")
     cluster.set_defaults(handler=_run_cluster)
 
     bench = commands.add_parser(
@@ -367,6 +374,39 @@ _CLUSTER_OPTIONS = {"max_iter": "--max-iter", "n_init": "--n-init", "solver": "-
                     "sizes": "--sizes", "time_limit": "--time-limit"}
 
 
+def _write_labels(path: Path, labels) -> None:
+    with _open_output(path) as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["index", "label"])
+        writer.writerows([i, int(label)] for i, label in enumerate(labels))
+    print(f"wrote {path}")
+
+
+def _load_new_rows(path: str, features: tuple, label_column: str | None, data_path: str):
+    """The feature matrix of the --predict file, whose columns must be the training features.
+
+    The label column of the training file may be there or not.
+    """
+    from ccopt.datasets import load_csv
+
+    labelled = label_column is not None and label_column in _first_row(path)
+    new = load_csv(path, label_column=label_column if labelled else None)
+    if new.feature_names != tuple(features):
+        raise DataFormatError(
+            f"the feature columns {list(new.feature_names)} are not those of {data_path} "
+            f"{list(features)} (same names, same order)", path=path, line=1)
+    return new.X
+
+
+def _first_row(path: str) -> list[str]:
+    """The header of a CSV file; empty when it cannot be read (load_csv then says why)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
 def _run_cluster(args) -> int:
     import numpy as np
 
@@ -374,6 +414,9 @@ def _run_cluster(args) -> int:
 
     out = _check_output(args.out, "--out")
     plot = _check_output(args.plot, "--plot")
+    if (args.predict is None) != (args.predict_out is None):
+        raise InvalidParameterError("--predict NEW.csv and --predict-out FILE go together: give both.")
+    predict_out = _check_output(args.predict_out, "--predict-out")
     cls = getattr(importlib.import_module("ccopt.cluster"), ALGORITHMS[args.algorithm])
     accepted = set(cls._get_param_names())
     params = {"random_state": args.seed, "progress": not args.quiet}
@@ -390,6 +433,9 @@ def _run_cluster(args) -> int:
             f"({args.n_clusters} integers adding up to the number of objects)."
         )
     dataset, constraints = _load_inputs(args)
+    # Read before the fit, which may be long: a bad --predict file fails at once.
+    new_X = (None if args.predict is None
+             else _load_new_rows(args.predict, dataset.feature_names, args.label_column, args.data))
     estimator = make_estimator(args.algorithm, args.n_clusters,
                                **{k: v for k, v in params.items() if k in accepted})
     estimator.fit(dataset.X, constraints=constraints)
@@ -407,11 +453,12 @@ def _run_cluster(args) -> int:
         print(f"against {args.label_column}: ARI {adjusted_rand_score(dataset.labels, labels):.4f}, "
               f"NMI {normalized_mutual_info_score(dataset.labels, labels):.4f}")
     if out is not None:
-        with _open_output(out) as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["index", "label"])
-            writer.writerows([i, int(label)] for i, label in enumerate(labels))
-        print(f"wrote {out}")
+        _write_labels(out, labels)
+    if new_X is not None:
+        predicted = estimator.predict(new_X)
+        print(f"{args.predict}: {len(predicted)} rows to the nearest centre, cluster sizes "
+              f"{np.bincount(predicted, minlength=args.n_clusters).tolist()}")
+        _write_labels(predict_out, predicted)
     if plot is not None:
         _use_agg()
         from ccopt.constraints import Constraints

@@ -87,6 +87,13 @@ def _cases(d):
         "option of another algorithm": (["cluster", data, "-k", 2, "--algorithm", "lcc", "--penalty", 1],
                                         ["--penalty does not apply to --algorithm lcc"]),
         "pcs without sizes": (["cluster", data, "-k", 2, "--algorithm", "pcs"], ["needs the target cluster sizes"]),
+        "predict without its output": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--predict", data],
+                                       ["--predict NEW.csv and --predict-out FILE go together"]),
+        "predict with other columns": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--label-column",
+                                        "class", "--predict", _write(bad / "p.csv", "y,x\n1,2\n"),
+                                        "--predict-out", bad / "pl.csv"],
+                                       ["p.csv:1:", "feature columns ['y', 'x'] are not those of",
+                                        "['x', 'y']"]),
     }
 
 
@@ -94,7 +101,8 @@ CASES = ["missing data file", "missing constraint file", "wrong field count (dat
          "wrong field count (constraints)", "non-numeric value", "non-integer index", "bad kind",
          "index out of range", "self pair", "NaN value", "k larger than n", "contradictory pair",
          "matrix of the wrong size", "unknown label column", "missing output folder",
-         "option of another algorithm", "pcs without sizes"]
+         "option of another algorithm", "pcs without sizes", "predict without its output",
+         "predict with other columns"]
 
 
 def test_case_list_is_complete(files):
@@ -207,6 +215,29 @@ def test_cluster_writes_the_labels_of_the_estimator(files, capsys):
     assert [int(r["index"]) for r in rows] == list(range(N))
     np.testing.assert_array_equal([int(r["label"]) for r in rows], est.labels_)
     assert "violated constraints: 0 of 5" in text and "ARI" in text
+
+
+@pytest.mark.parametrize("with_label_column", [True, False])
+def test_cluster_predicts_new_rows_with_the_label_of_their_neighbours(files, capsys, with_label_column):
+    """Rows next to training objects get those objects' labels (the data are well separated)."""
+    X, y = files["X"], files["y"]
+    near = [0, 5, 9]
+    new = files["dir"] / "new.csv"
+    header = "x,y,class\n" if with_label_column else "x,y\n"
+    new.write_text(header + "".join(
+        f"{float(X[i, 0]) + 0.01!r},{float(X[i, 1]) - 0.01!r}" + (f",{y[i]}" if with_label_column else "") + "\n"
+        for i in near))
+    out, predicted = files["dir"] / "labels.csv", files["dir"] / "new_labels.csv"
+    code, text, err = _run(["cluster", files["data"], "-k", 2, "--algorithm", "kmeans", "--label-column", "class",
+                            "--out", out, "--predict", new, "--predict-out", predicted, "-q"], capsys)
+    assert code == 0, err
+    with open(out, newline="") as handle:
+        labels = [int(r["label"]) for r in csv.DictReader(handle)]
+    with open(predicted, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["index"]) for r in rows] == [0, 1, 2]
+    assert [int(r["label"]) for r in rows] == [labels[i] for i in near]
+    assert "new.csv: 3 rows to the nearest centre" in text
 
 
 def test_duplicate_rows_warn_on_one_line(files, capsys):
