@@ -253,6 +253,8 @@ def main(argv=None) -> None:
                         help="also run LCC with this many runs per execution, the best kept "
                              "(n_init; not the paper's protocol); 1 leaves the column out")
     args = parser.parse_args(argv)
+    if args.restarts < 1:
+        parser.error(f"--restarts must be at least 1, got {args.restarts}")
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     unknown = sorted(set(datasets) - set(PAPER))
     if unknown:
@@ -260,8 +262,6 @@ def main(argv=None) -> None:
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     started = time.perf_counter()
-    if args.restarts < 1:
-        parser.error(f"--restarts must be at least 1, got {args.restarts}")
     rows = run(datasets, args.sets, args.runs, args.seed, args.restarts)
     elapsed = time.perf_counter() - started
 
