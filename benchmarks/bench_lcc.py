@@ -32,8 +32,8 @@ Data: ../shared/datasets (ccopt.datasets). Readings:
 
 Writes ``benchmarks/results/lcc.csv`` (one row per fit) and ``benchmarks/reports/lcc.md``.
 
-Run: ``python benchmarks/bench_lcc.py`` (full protocol, about 15 minutes on a loaded 2-core
-machine); ``--sets 2 --runs 2`` or ``--datasets iris,wine`` for a quicker look.
+Run: ``python benchmarks/bench_lcc.py`` (full protocol with the restarts column, about 5 minutes
+on a loaded 2-core machine); ``--sets 2 --runs 2`` or ``--datasets iris,wine`` for a quicker look.
 """
 
 from __future__ import annotations
