@@ -390,6 +390,22 @@ def test_erroneous_fraction_is_smallest_at_the_true_k():
     assert len(sweep.table().splitlines()) == 2 + 4
 
 
+def test_the_sweep_counts_every_negative_score_unless_told_otherwise():
+    """Fig. 3 reads the paper's rule (score < 0), not the calibrated tau of impact_scores."""
+    X, _, cons = _sweep_instance()
+    default = erroneous_fraction_by_k(X, [2, 3], constraints=cons, criterion="mssc", max_iter=60,
+                                      random_state=0, progress=False)
+    for result, fraction in zip(default.results, default.fraction_erroneous, strict=True):
+        assert result.tau == 0.0
+        np.testing.assert_array_equal(result.predicted_erroneous, result.scores < 0)
+        assert fraction == (result.scores < 0).mean()
+    told = erroneous_fraction_by_k(X, [2, 3], constraints=cons, criterion="mssc", max_iter=60, tau=0.5,
+                                   random_state=0, progress=False)
+    for result in told.results:
+        assert result.tau == 0.5
+        np.testing.assert_array_equal(result.predicted_erroneous, result.normalized_scores > 0.5)
+
+
 @pytest.mark.slow
 def test_erroneous_fraction_by_k_does_not_depend_on_the_workers():
     X, y, cons = _sweep_instance()
