@@ -249,6 +249,35 @@ def _check_output(path: str | None, option: str) -> Path | None:
     return out
 
 
+_INPUTS = (("data", "DATA.csv"), ("constraints", "--constraints"),
+           ("constraint_matrix", "--constraint-matrix"), ("predict", "--predict"))
+
+
+def _check_outputs(args, options) -> dict:
+    """Every output file of ``options`` ((attribute, flag) pairs), checked before any work.
+
+    An output may not be an input file (it would be overwritten after being read) nor another
+    output (one would overwrite the other).
+    """
+    outputs = {name: _check_output(getattr(args, name), flag) for name, flag in options}
+    seen = {}
+    for name, flag in _INPUTS:
+        path = getattr(args, name, None)
+        if path is not None:
+            seen.setdefault(Path(path).resolve(), (flag, "the input"))
+    for name, flag in options:
+        if outputs[name] is None:
+            continue
+        key = outputs[name].resolve()
+        if key in seen:
+            other, role = seen[key]
+            raise InvalidParameterError(
+                f"{flag} {getattr(args, name)} is also {role} {other}: it would be overwritten; "
+                "choose another file name.")
+        seen[key] = (flag, "the output")
+    return outputs
+
+
 def _load_inputs(args):
     """The data set and the constraints bound to it (None when none were given)."""
     from ccopt.constraints import Constraints
@@ -306,9 +335,8 @@ def _open_output(path: Path):
 
 # ============================================================================ score
 def _run_score(args) -> int:
-    outputs = {name: _check_output(getattr(args, name), flag) for name, flag in
-               (("out", "--out"), ("history", "--history"), ("plot", "--plot"),
-                ("plot_convergence", "--plot-convergence"))}
+    outputs = _check_outputs(args, (("out", "--out"), ("history", "--history"), ("plot", "--plot"),
+                                    ("plot_convergence", "--plot-convergence")))
     dataset, constraints = _load_inputs(args)
     if len(constraints) == 0:
         raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
@@ -412,11 +440,10 @@ def _run_cluster(args) -> int:
 
     from ccopt.experiments import ALGORITHMS, make_estimator
 
-    out = _check_output(args.out, "--out")
-    plot = _check_output(args.plot, "--plot")
     if (args.predict is None) != (args.predict_out is None):
         raise InvalidParameterError("--predict NEW.csv and --predict-out FILE go together: give both.")
-    predict_out = _check_output(args.predict_out, "--predict-out")
+    outputs = _check_outputs(args, (("out", "--out"), ("plot", "--plot"), ("predict_out", "--predict-out")))
+    out, plot, predict_out = outputs["out"], outputs["plot"], outputs["predict_out"]
     cls = getattr(importlib.import_module("ccopt.cluster"), ALGORITHMS[args.algorithm])
     accepted = set(cls._get_param_names())
     params = {"random_state": args.seed, "progress": not args.quiet}

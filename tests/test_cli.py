@@ -89,6 +89,11 @@ def _cases(d):
         "pcs without sizes": (["cluster", data, "-k", 2, "--algorithm", "pcs"], ["needs the target cluster sizes"]),
         "predict without its output": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--predict", data],
                                        ["--predict NEW.csv and --predict-out FILE go together"]),
+        "output over an input": (["score", data, "--constraints", cons, "-k", 2, "--out", cons],
+                                 ["--out", "cons.csv is also the input --constraints", "would be overwritten"]),
+        "two outputs in one file": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--out", bad / "o.csv",
+                                     "--predict", data, "--predict-out", bad / "o.csv"],
+                                    ["--predict-out", "o.csv is also the output --out"]),
         "predict with other columns": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--label-column",
                                         "class", "--predict", _write(bad / "p.csv", "y,x\n1,2\n"),
                                         "--predict-out", bad / "pl.csv"],
@@ -102,11 +107,18 @@ CASES = ["missing data file", "missing constraint file", "wrong field count (dat
          "index out of range", "self pair", "NaN value", "k larger than n", "contradictory pair",
          "matrix of the wrong size", "unknown label column", "missing output folder",
          "option of another algorithm", "pcs without sizes", "predict without its output",
-         "predict with other columns"]
+         "output over an input", "two outputs in one file", "predict with other columns"]
 
 
 def test_case_list_is_complete(files):
     assert list(_cases(files)) == CASES
+
+
+def test_an_output_named_like_an_input_leaves_the_input_intact(files, capsys):
+    before = files["cons"].read_bytes()
+    code, _, _ = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2, "--out", files["cons"],
+                       "-q"], capsys)
+    assert code == 2 and files["cons"].read_bytes() == before
 
 
 @pytest.mark.parametrize("case", CASES)
