@@ -43,7 +43,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, read_rows
+from benchmarks._reports import draw_band, figure_note, read_rows, save_report
 from ccopt.cluster import GreedyMLKMeans, MLKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -258,8 +258,7 @@ def main(argv=None) -> None:
     report = summarise(rows, args.datasets, args)
     print()
     print(report)
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report)
+    save_report(args.report, report)
     rand_index_figure(rows, args.datasets).savefig(args.report.with_suffix(".png"), dpi=110)
 
 

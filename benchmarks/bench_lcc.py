@@ -49,6 +49,10 @@ from pathlib import Path
 
 import numpy as np
 
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._reports import command_line, save_report
 from ccopt.cluster import LCC, COPKMeans, PCKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
@@ -184,7 +188,7 @@ def summarise(rows, datasets):
             cell = [r for r in rows if r["dataset"] == name and r["size"] == size]
             if not cell:
                 continue
-            by = {a: [r for r in cell if r["algorithm"] == a and not r["dead_end"]] for a in ALGORITHMS}
+            by = {a: [r for r in cell if r["algorithm"] == a and not r["dead_end"]] for a in (*ALGORITHMS, RESTARTS)}
             lcc_rows = by["LCC"]
             paper = PAPER[name][s_index]
             ml = [r["ml"] for r in lcc_rows]
@@ -202,7 +206,7 @@ def summarise(rows, datasets):
                     _paper(paper[1]), "yes" if met else "no",
                     f"{np.mean([r['nmi'] for r in lcc_rows]):.2f}", f"{paper[4]:.2f}", f"{ms['LCC']:.0f}"]
             if with_restarts:
-                restarted = [r["cl"] for r in cell if r["algorithm"] == RESTARTS]
+                restarted = [r["cl"] for r in by[RESTARTS]]
                 restarts_met = np.mean(restarted) <= paper[1][0] + 1e-9
                 n_restarts_met += bool(restarts_met)
                 restarts_cl.append(float(np.mean(restarted)))
@@ -299,8 +303,7 @@ def main(argv=None) -> None:
             statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     machine = (f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
                f"numpy {np.__version__}, {os.cpu_count()} cores")
-    given = sys.argv[1:] if argv is None else list(argv)
-    command = " ".join(["python benchmarks/bench_lcc.py", *given])
+    command = command_line("bench_lcc.py", argv)
     report = f"""# LCC — Table 2 of Ganji, Bailey, Stuckey (2016): violated constraints
 
 LCC (alpha = 2; stop after 25 iterations without a better best solution or 100 in all), with
@@ -357,8 +360,7 @@ cannot-link columns (Table 2) are given for reference; they ran on their own con
   report of 2026-11-22, first session).
 * Per-fit rows: `benchmarks/results/lcc.csv`.
 """
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report)
+    save_report(args.report, report)
     print(f"wrote {args.csv} and {args.report}")
 
 

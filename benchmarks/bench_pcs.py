@@ -45,7 +45,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, read_rows
+from benchmarks._reports import draw_band, figure_note, read_rows, save_report
 from ccopt.cluster import PCS, KMeans, KMeansS, PCKMeans
 from ccopt.constraints import Constraints
 from ccopt.datasets import load_benchmark, load_digits
@@ -291,8 +291,7 @@ def main(argv=None) -> None:
     report = summarise(rows, args.datasets, args.scalings, sweep, args)
     print()
     print(report)
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report)
+    save_report(args.report, report)
     nmi_figure(rows, args.datasets, args.scalings, sweep).savefig(args.report.with_suffix(".png"), dpi=110)
 
 

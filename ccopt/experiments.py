@@ -575,6 +575,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     log = _CsvLog(path, header, rows) if path is not None else None
 
     todo = [i for i, key in enumerate(keys) if key not in done]
+    n_skipped = len(configs) - len(todo)
     seeds = {i: configs[i]["seed"] if "seed" in configs[i] else keyed_seed(root, _canonical(configs[i]))
              for i in todo}
     payloads = [(function, {**configs[i], "seed": seeds[i]}, on_error) for i in todo]
@@ -582,7 +583,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     n_failed = 0
     interrupted = False
     logger.info("experiment %s: %d tasks, %d already done, %d to run", meta["name"], len(configs),
-                len(configs) - len(todo), len(todo))
+                n_skipped, len(todo))
     results = parallel_imap(_call_task, payloads, n_jobs=n_jobs, backend=backend, progress=progress,
                             desc=meta["name"])
     try:
@@ -595,18 +596,18 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             # One line per task: the progress of a long run whose bar is hidden (stderr not a
             # terminal, e.g. a benchmark writing to a log file).
             logger.info("experiment %s: %d of %d tasks done (%.1f s%s: %s)", meta["name"],
-                        len(configs) - len(todo) + len(fresh), len(configs), seconds,
+                        n_skipped + len(fresh), len(configs), seconds,
                         ", failed" if error is not None else "", _describe(configs[i]))
     except KeyboardInterrupt:
         interrupted = True
         logger.warning("experiment %s interrupted: %d of %d tasks finished%s", meta["name"],
-                       len(configs) - len(todo) + len(fresh), len(configs),
+                       n_skipped + len(fresh), len(configs),
                        f"; saved in {path}, run again with resume=True to finish" if path else "")
     finally:
         results.close()
         if path is not None:
             meta.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                        n_done=len(configs) - len(todo) + len(fresh), interrupted=interrupted)
+                        n_done=n_skipped + len(fresh), interrupted=interrupted)
             _write_meta(path, meta)
 
     records = []
@@ -616,7 +617,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         elif key in done:
             # Settings come from the task list (exact types); results from the CSV.
             records.append({**done[key], **{k: v for k, v in config.items() if k != "seed"}})
-    return ExperimentResult(records=records, path=path, n_run=len(fresh), n_skipped=len(configs) - len(todo),
+    return ExperimentResult(records=records, path=path, n_run=len(fresh), n_skipped=n_skipped,
                             n_failed=n_failed, interrupted=interrupted, root_seed=root, config=meta)
 
 
