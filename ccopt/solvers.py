@@ -379,9 +379,9 @@ class HighsMatrixSolver:
         r^{lo} \\le A x \\le r^{up},\\ \\ l \\le x \\le u,\\ \\ x_j \\in \\mathbb{Z}
         \\text{ where integrality}_j
 
-    The program is passed to HiGHS once (one ``passModel`` call); :meth:`set_costs` and
-    :meth:`set_row_bounds` change it in place, and an LP re-solve warm-starts from the
-    previous basis.
+    The program is passed to HiGHS once (one ``passModel`` call); :meth:`set_costs`,
+    :meth:`set_row_bounds` and :meth:`set_col_bounds` change it in place, and an LP re-solve
+    warm-starts from the previous basis.
 
     Parameters
     ----------
@@ -476,11 +476,19 @@ class HighsMatrixSolver:
 
     def set_row_bounds(self, rows, lower, upper) -> None:
         """Change the bounds of the rows at positions ``rows``."""
-        rows = np.asarray(rows, dtype=np.int32).reshape(-1)
-        lower = self._vector(np.broadcast_to(lower, rows.shape), rows.shape[0], "lower")
-        upper = self._vector(np.broadcast_to(upper, rows.shape), rows.shape[0], "upper")
-        self._h.changeRowsBounds(rows.shape[0], rows, lower, upper)
+        self._h.changeRowsBounds(*self._positions_and_bounds(rows, lower, upper))
         self._solution = None
+
+    def set_col_bounds(self, cols, lower, upper) -> None:
+        """Change the bounds of the columns at positions ``cols``."""
+        self._h.changeColsBounds(*self._positions_and_bounds(cols, lower, upper))
+        self._solution = None
+
+    def _positions_and_bounds(self, positions, lower, upper) -> tuple:
+        positions = np.asarray(positions, dtype=np.int32).reshape(-1)
+        lower = self._vector(np.broadcast_to(lower, positions.shape), positions.shape[0], "lower")
+        upper = self._vector(np.broadcast_to(upper, positions.shape), positions.shape[0], "upper")
+        return positions.shape[0], positions, lower, upper
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
         """Solve the program as it is now.
@@ -673,13 +681,9 @@ class _CompiledModel:
         A = sp.csc_array((np.asarray(values, dtype=np.float64),
                           (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
                          shape=(len(self.rows), n_cols))
-        col_lower, col_upper = np.empty(n_cols), np.empty(n_cols)
-        integer = np.zeros(n_cols, dtype=bool)
-        for position, var in enumerate(self.columns):
-            lb, ub = var.bounds
-            col_lower[position] = -np.inf if lb is None else lb
-            col_upper[position] = np.inf if ub is None else ub
-            integer[position] = var.is_integer() or var.is_binary()
+        col_lower, col_upper = self._column_bounds()
+        integer = np.fromiter((var.is_integer() or var.is_binary() for var in self.columns),
+                              dtype=bool, count=n_cols)
         if integer.any() and _dual_suffix(model) is not None:
             raise SolverError("The model has a 'dual' Suffix and integer variables: duals exist "
                               "only for LPs (relax the model first).")
@@ -733,6 +737,20 @@ class _CompiledModel:
         self.solver.set_costs(cost, offset=offset)
         return True
 
+    def refresh_bounds(self) -> None:
+        """Push every variable's current bounds to HiGHS."""
+        lower, upper = self._column_bounds()
+        self.solver.set_col_bounds(np.arange(len(self.columns)), lower, upper)
+
+    def _column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n_cols = len(self.columns)
+        lower, upper = np.empty(n_cols), np.empty(n_cols)
+        for position, var in enumerate(self.columns):
+            lb, ub = var.bounds
+            lower[position] = -np.inf if lb is None else lb
+            upper[position] = np.inf if ub is None else ub
+        return lower, upper
+
     def load(self, model) -> None:
         """Copy the last solution (and the row duals, if asked for) into the model."""
         for var, value in zip(self.columns, self.solver.col_value.tolist(), strict=True):
@@ -759,8 +777,9 @@ class PersistentSolver:
         Defaults for every :meth:`solve`; ``time_limit`` may be overridden per call.
     only_params_change : bool, default=True
         Promise that between solves only mutable Param values change (no new variables,
-        constraints or bounds), which lets APPSI skip its structural checks and
-        ``highs_matrix`` keep its compiled matrices.
+        constraints, bounds or fixed variables), which lets APPSI skip its structural checks
+        and ``highs_matrix`` keep its compiled matrices. Changed variable bounds can be
+        announced with :meth:`bounds_changed`.
     """
 
     def __init__(self, model, solver: str = DEFAULT_SOLVER, options: SolverOptions | None = None,
@@ -773,6 +792,16 @@ class PersistentSolver:
         self._only_params_change = only_params_change
         self._n_solves = 0
         self._compiled: _CompiledModel | None = None
+        self._bounds_changed = False
+
+    def bounds_changed(self) -> None:
+        """Announce that variable bounds changed since the last solve.
+
+        The next :meth:`solve` then pushes every variable's bounds as well (``highs_matrix``
+        in place, APPSI by checking its variables); later solves go back to pushing only
+        Param changes.
+        """
+        self._bounds_changed = True
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
         """Solve the model as it is now; see :func:`solve` for the result and errors."""
@@ -790,6 +819,7 @@ class PersistentSolver:
         except Exception as exc:  # solver plugins raise bare RuntimeError/ValueError
             raise SolverError(f"Solver {self.name!r} failed: {exc}") from exc
         self._n_solves += 1
+        self._bounds_changed = False
         status, objective, bound, termination, has_solution, timing = result
         result = SolveResult(status, objective, bound, time.perf_counter() - start, self.name,
                              termination, has_solution, timing)
@@ -800,6 +830,8 @@ class PersistentSolver:
         compiled = self._compiled
         started = time.perf_counter()
         if compiled is not None and self._only_params_change and compiled.refresh():
+            if self._bounds_changed:
+                compiled.refresh_bounds()
             timing = {"update": time.perf_counter() - started}
         else:
             compiled = self._compiled = _CompiledModel(self.model, self.options)
@@ -836,7 +868,7 @@ class PersistentSolver:
                 cfg.check_for_new_or_removed_params = False
                 cfg.check_for_new_objective = False
                 cfg.update_constraints = False
-                cfg.update_vars = False
+                cfg.update_vars = self._bounds_changed
                 cfg.update_named_expressions = False
         else:
             names = _LEGACY_OPTION_NAMES.get(self.name, (None, None, None))

@@ -22,3 +22,27 @@ def test_a_subset_of_sizes_gets_the_tables_regenerated_sets(benchmark_script, da
         alone, _ = bench.constraint_sets("zoo", [size])
         assert alone[size].pairs.tolist() == table[size].pairs.tolist()
         assert alone[size].kinds.tolist() == table[size].kinds.tolist()
+
+
+def test_letter_with_candidates_keeps_one_record_per_setting(benchmark_script, tmp_path, monkeypatch):
+    import json
+
+    import numpy as np
+
+    bench = benchmark_script("bench_bh_kmeans")
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 70)
+    X = rng.normal(size=(210, 2)) + 5.0 * y[:, None]
+    # A stand-in for Letter: 1 % of 210 objects gives a handful of constraints.
+    monkeypatch.setattr(bench, "load_standardised", lambda folder: (X, y, 3))
+    monkeypatch.setattr(bench, "REPORT", tmp_path / "bh_kmeans.md")
+    out = tmp_path / "results"
+    base = ["--no-tables", "--letter-candidates", "2", "--out-dir", str(out)]
+    for extra in ([], [], ["--solver", "highs_matrix"]):
+        assert bench.main(base + extra) == 0
+    records = json.loads((out / "bh_kmeans_letter_candidates.json").read_text())
+    assert sorted((r["n_candidates"], r["solver"]) for r in records) == [
+        (2, "appsi_highs"), (2, "highs_matrix")]
+    assert all(r["ari"] > 0.9 and r["violations"] == 0 for r in records)
+    report = (tmp_path / "bh_kmeans.md").read_text()
+    assert "| 2 | appsi_highs |" in report and "| 2 | highs_matrix |" in report

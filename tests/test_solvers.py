@@ -246,6 +246,28 @@ def test_persistent_resolve_after_a_param_change_equals_a_fresh_solve(solver, ch
         assert [m.x[0].value, m.x[1].value] == pytest.approx([fresh.x[0].value, fresh.x[1].value])
 
 
+@pytest.mark.parametrize("solver", MIP_SOLVERS)
+def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver):
+    # Params only in the objective: without the announcement highs_matrix would only push
+    # new costs and keep solving the model as first compiled.
+    m = pyo.ConcreteModel()
+    m.cost = pyo.Param(mutable=True, initialize=1.0)
+    m.x = pyo.Var([0, 1], domain=pyo.Binary)
+    m.cover = pyo.Constraint(expr=m.x[0] + m.x[1] >= 1)
+    m.objective = pyo.Objective(expr=m.cost * m.x[0] + 2.0 * m.x[1])
+    persistent = PersistentSolver(m, solver)
+    assert persistent.solve().objective == pytest.approx(1.0)
+    m.cost = 0.5
+    m.x[0].setub(0)
+    persistent.bounds_changed()
+    assert persistent.solve().objective == pytest.approx(2.0)
+    assert m.x[1].value == pytest.approx(1.0)
+    m.x[0].setub(1)
+    persistent.bounds_changed()
+    assert persistent.solve().objective == pytest.approx(0.5)
+    assert m.x[0].value == pytest.approx(1.0)
+
+
 def test_solver_options_are_checked():
     with pytest.raises(InvalidParameterError, match="time_limit must be > 0 seconds"):
         SolverOptions(time_limit=0)

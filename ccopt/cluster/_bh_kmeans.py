@@ -132,6 +132,14 @@ class BHKMeans(ConstrainedClusterer):
     decompose : bool, default=True
         Solve P by components when its row (3) is not binding (exact; see
         :mod:`ccopt.models.bh_assignment`). ``False`` always solves the whole program.
+    n_candidates : int or None, default=None
+        Not in the paper: let each constrained object (must-link unit) go only to its
+        ``n_candidates`` nearest centres in every assignment step, as PCCC (the authors'
+        successor algorithm, its ``n_neighbors``) does. The programs get smaller and faster
+        (Letter, 20,000 objects, k = 26: first step 8 s instead of 86 s with 5 candidates),
+        but an assignment step is then optimal only among those centres; a step whose
+        restriction admits no assignment solves P in full. None (or ``>= n_clusters``): the
+        paper's exact assignment step.
     progress : bool, default=False
         Show a progress bar over the iterations.
     tee : bool, default=False
@@ -157,7 +165,7 @@ class BHKMeans(ConstrainedClusterer):
     history_ : list of dict
         One record per assignment step of every start: ``start``, ``iteration``,
         ``objective`` (OFV), ``violations``, ``solve_time``, ``route`` (``decomposed`` or
-        ``full``), ``solve_status``.
+        ``full``), ``solve_status``, ``restricted`` (the step used ``n_candidates``).
     n_solves_time_limited_ : int
         Assignment solves that stopped on a time limit with an unproven incumbent.
 
@@ -182,7 +190,8 @@ class BHKMeans(ConstrainedClusterer):
     def __init__(self, n_clusters, *, penalty=1.0, solver="appsi_highs", time_limit=None,
                  solve_time_limit=None, max_iter=100, n_init=1, init="k-means++",
                  random_state=None, min_size=None, max_size=None, mip_gap=None, threads=None,
-                 solver_options=None, decompose=True, progress=False, tee=False):
+                 solver_options=None, decompose=True, n_candidates=None, progress=False,
+                 tee=False):
         self.n_clusters = n_clusters
         self.penalty = penalty
         self.solver = solver
@@ -198,6 +207,7 @@ class BHKMeans(ConstrainedClusterer):
         self.threads = threads
         self.solver_options = solver_options
         self.decompose = decompose
+        self.n_candidates = n_candidates
         self.progress = progress
         self.tee = tee
 
@@ -214,13 +224,15 @@ class BHKMeans(ConstrainedClusterer):
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise InvalidParameterError(
                 f"solver_options must be a dict or None, got {type(self.solver_options).__name__}.")
+        n_candidates = (None if self.n_candidates is None
+                        else check_positive_int(self.n_candidates, "n_candidates"))
         solver = check_solver(self.solver)
         starts = 1 if not isinstance(init, str) else n_init
 
         program = BHAssignmentProgram(
             problem, penalty=penalty, decompose=bool(self.decompose), solver=solver,
             mip_gap=self.mip_gap, threads=self.threads, tee=bool(self.tee),
-            solver_options=self.solver_options,
+            solver_options=self.solver_options, n_candidates=n_candidates,
         )
         runs: list[_Run] = []
         counters = {"time_limited": 0, "solves": 0}
@@ -294,7 +306,8 @@ class BHKMeans(ConstrainedClusterer):
             n_violated = int(problem.constraints.violations(labels).total) if len(problem.constraints) else 0
             run.history.append({"start": start, "iteration": iteration, "objective": ofv,
                                 "violations": n_violated, "solve_time": result.wall_time,
-                                "route": result.route, "solve_status": str(result.status)})
+                                "route": result.route, "solve_status": str(result.status),
+                                "restricted": result.restricted})
             logger.debug("start %2d  iter %3d  OFV %14.6f  viol %5d  solve %7.3fs  %s%s", start,
                          iteration, ofv, n_violated, result.wall_time, result.route,
                          " *" if ofv < run.objective else "")
