@@ -82,6 +82,8 @@ __all__ = [
 ]
 
 DEFAULT_SOLVER = "appsi_highs"
+# bounds_changed() without a list: every variable may have new bounds.
+_EVERY_VARIABLE = object()
 _MATRIX = "highs_matrix"
 _NATIVE_NUMBERS = frozenset(native_numeric_types)
 _VAR_TYPES = frozenset({VarData, ScalarVar})
@@ -681,7 +683,7 @@ class _CompiledModel:
         A = sp.csc_array((np.asarray(values, dtype=np.float64),
                           (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
                          shape=(len(self.rows), n_cols))
-        col_lower, col_upper = self._column_bounds()
+        col_lower, col_upper = self._column_bounds(self.columns)
         integer = np.fromiter((var.is_integer() or var.is_binary() for var in self.columns),
                               dtype=bool, count=n_cols)
         if integer.any() and _dual_suffix(model) is not None:
@@ -737,15 +739,23 @@ class _CompiledModel:
         self.solver.set_costs(cost, offset=offset)
         return True
 
-    def refresh_bounds(self) -> None:
-        """Push every variable's current bounds to HiGHS."""
-        lower, upper = self._column_bounds()
-        self.solver.set_col_bounds(np.arange(len(self.columns)), lower, upper)
+    def refresh_bounds(self, variables=None) -> None:
+        """Push the current bounds of ``variables`` (default: every column) to HiGHS."""
+        if variables is None:
+            columns = self.columns
+            positions = np.arange(len(columns))
+        else:
+            # A variable in no row and not in the objective has no column.
+            columns = [var for var in variables if id(var) in self._column_of]
+            positions = np.fromiter((self._column_of[id(var)] for var in columns), dtype=np.int64,
+                                    count=len(columns))
+        lower, upper = self._column_bounds(columns)
+        self.solver.set_col_bounds(positions, lower, upper)
 
-    def _column_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        n_cols = len(self.columns)
-        lower, upper = np.empty(n_cols), np.empty(n_cols)
-        for position, var in enumerate(self.columns):
+    @staticmethod
+    def _column_bounds(columns) -> tuple[np.ndarray, np.ndarray]:
+        lower, upper = np.empty(len(columns)), np.empty(len(columns))
+        for position, var in enumerate(columns):
             lb, ub = var.bounds
             lower[position] = -np.inf if lb is None else lb
             upper[position] = np.inf if ub is None else ub
@@ -792,16 +802,33 @@ class PersistentSolver:
         self._only_params_change = only_params_change
         self._n_solves = 0
         self._compiled: _CompiledModel | None = None
-        self._bounds_changed = False
+        # Variables whose bounds changed since the last solve: None (none), a dict by id,
+        # or _EVERY_VARIABLE.
+        self._changed_bounds: dict | object | None = None
 
-    def bounds_changed(self) -> None:
-        """Announce that variable bounds changed since the last solve.
+    def bounds_changed(self, variables=None) -> None:
+        """Announce that the bounds of ``variables`` (default: any variable) changed.
 
-        The next :meth:`solve` then pushes every variable's bounds as well (``highs_matrix``
-        in place, APPSI by checking its variables); later solves go back to pushing only
-        Param changes.
+        The next :meth:`solve` then pushes those bounds as well (``highs_matrix`` in place,
+        APPSI through its variable updates); later solves go back to pushing only Param
+        changes.
+
+        Parameters
+        ----------
+        variables : iterable of pyomo variables, optional
+            The variables whose bounds changed; naming them saves reading every variable.
         """
-        self._bounds_changed = True
+        if variables is None or self._changed_bounds is _EVERY_VARIABLE:
+            self._changed_bounds = _EVERY_VARIABLE
+            return
+        pending = self._changed_bounds if isinstance(self._changed_bounds, dict) else {}
+        pending.update((id(var), var) for var in variables)
+        self._changed_bounds = pending
+
+    def _changed_variables(self):
+        """The variables announced by :meth:`bounds_changed` (None: every one)."""
+        changed = self._changed_bounds
+        return None if changed is _EVERY_VARIABLE else list(changed.values())
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
         """Solve the model as it is now; see :func:`solve` for the result and errors."""
@@ -819,7 +846,7 @@ class PersistentSolver:
         except Exception as exc:  # solver plugins raise bare RuntimeError/ValueError
             raise SolverError(f"Solver {self.name!r} failed: {exc}") from exc
         self._n_solves += 1
-        self._bounds_changed = False
+        self._changed_bounds = None
         status, objective, bound, termination, has_solution, timing = result
         result = SolveResult(status, objective, bound, time.perf_counter() - start, self.name,
                              termination, has_solution, timing)
@@ -830,8 +857,8 @@ class PersistentSolver:
         compiled = self._compiled
         started = time.perf_counter()
         if compiled is not None and self._only_params_change and compiled.refresh():
-            if self._bounds_changed:
-                compiled.refresh_bounds()
+            if self._changed_bounds is not None:
+                compiled.refresh_bounds(self._changed_variables())
             timing = {"update": time.perf_counter() - started}
         else:
             compiled = self._compiled = _CompiledModel(self.model, self.options)
@@ -868,8 +895,14 @@ class PersistentSolver:
                 cfg.check_for_new_or_removed_params = False
                 cfg.check_for_new_objective = False
                 cfg.update_constraints = False
-                cfg.update_vars = self._bounds_changed
+                cfg.update_vars = False
                 cfg.update_named_expressions = False
+                if self._changed_bounds is not None:
+                    changed = self._changed_variables()
+                    if changed is None or not hasattr(self._opt, "update_variables"):
+                        cfg.update_vars = True
+                    else:
+                        self._opt.update_variables(changed)
         else:
             names = _LEGACY_OPTION_NAMES.get(self.name, (None, None, None))
             if time_limit is not None and self.name in _WHOLE_SECONDS:

@@ -247,7 +247,8 @@ def test_persistent_resolve_after_a_param_change_equals_a_fresh_solve(solver, ch
 
 
 @pytest.mark.parametrize("solver", MIP_SOLVERS)
-def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver):
+@pytest.mark.parametrize("named", [False, True])
+def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver, named):
     # Params only in the objective: without the announcement highs_matrix would only push
     # new costs and keep solving the model as first compiled.
     m = pyo.ConcreteModel()
@@ -259,11 +260,11 @@ def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver):
     assert persistent.solve().objective == pytest.approx(1.0)
     m.cost = 0.5
     m.x[0].setub(0)
-    persistent.bounds_changed()
+    persistent.bounds_changed([m.x[0]] if named else None)
     assert persistent.solve().objective == pytest.approx(2.0)
     assert m.x[1].value == pytest.approx(1.0)
     m.x[0].setub(1)
-    persistent.bounds_changed()
+    persistent.bounds_changed([m.x[0]] if named else None)
     assert persistent.solve().objective == pytest.approx(0.5)
     assert m.x[0].value == pytest.approx(1.0)
 

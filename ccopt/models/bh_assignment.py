@@ -470,12 +470,12 @@ class _ModelRows:
         changed = np.flatnonzero(new != self._forbidden)
         if changed.size == 0:
             return
-        x_flat = self.x_flat
-        for position, forbidden in zip(changed.tolist(), new[changed].tolist(), strict=True):
-            x_flat[position].setub(0 if forbidden else 1)
+        variables = [self.x_flat[position] for position in changed.tolist()]
+        for var, forbidden in zip(variables, new[changed].tolist(), strict=True):
+            var.setub(0 if forbidden else 1)
         self._forbidden = new
         if self.solver is not None:
-            self.solver.bounds_changed()
+            self.solver.bounds_changed(variables)
 
     def row_labels(self, k: int) -> np.ndarray:
         """Cluster of every program row from the loaded ``x`` values."""
