@@ -16,7 +16,9 @@ centre, charging the Euclidean (not squared) distance of the object to its centr
     & x_{ij} \\in \\{0, 1\\},\\ y_{ii'} \\ge 0,\\ z_{ii'} \\ge 0                        && (6)-(8)
 
 with :math:`d_{ij} = \\lVert v_i - \\bar c_j \\rVert_2` and
-:math:`M = \\max_{i,j} d_{ij}`, recomputed for every set of centres. The per-constraint
+:math:`M = \\max_{i,j} d_{ij}`, recomputed for every set of centres (``M = 1`` when every
+distance is 0, i.e. every object sits on every centre: the paper's ``M`` would make the
+constraints free there). The per-constraint
 weights :math:`w` (``Constraints.weights``, default 1) are the extension announced in the
 paper's conclusion; with all weights 1 this is exactly (1).
 
@@ -167,6 +169,12 @@ def euclidean_distances(X, centers) -> np.ndarray:
     # cdist computes each distance directly (no |x|^2 - 2x.c + |c|^2 cancellation), so an
     # object sitting on a centre gets exactly 0; memory stays n x k.
     return cdist(np.asarray(X, dtype=np.float64), np.asarray(centers, dtype=np.float64))
+
+
+def _big_m(dist: np.ndarray) -> float:
+    """The paper's ``M``, the largest distance; 1 when all are 0, so violations still cost."""
+    largest = float(dist.max())
+    return largest if largest > 0 else 1.0
 
 
 def _check_centers(centers, k: int, d: int) -> np.ndarray:
@@ -872,7 +880,7 @@ class BHAssignmentProgram:
         plan, problem = self.plan, self.problem
         centers = _check_centers(centers, plan.n_clusters, problem.n_features)
         dist = euclidean_distances(problem.X, centers)
-        self._state = (dist, float(dist.max()), plan.unit_distances(dist))
+        self._state = (dist, _big_m(dist), plan.unit_distances(dist))
         self._version += 1
 
     def _push_full(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1202,7 +1210,7 @@ def bh_objective(problem: ClusteringProblem, labels, centers, *, penalty: float 
             f"labels must lie in 0..{k - 1}, got values {labels.min()}..{labels.max()}."
         )
     dist = euclidean_distances(problem.X, centers)
-    return _objective(problem, labels.astype(np.int64), dist, float(dist.max()),
+    return _objective(problem, labels.astype(np.int64), dist, _big_m(dist),
                       check_nonnegative(penalty, "penalty"))
 
 

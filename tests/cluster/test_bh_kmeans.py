@@ -241,3 +241,12 @@ def test_soft_conflicts_are_allowed():
     X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1]])
     est = BHKMeans(2, random_state=0).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
     assert est.n_violations_["total"] == 1
+
+
+def test_identical_objects_still_pay_for_violations():
+    # Every distance is 0, so the paper's M = max distance would make every violation
+    # free; M = 1 there keeps the constraints binding.
+    X = np.ones((12, 2))
+    est = BHKMeans(3, random_state=0).fit(X, ml=[(0, 1), (2, 3)], cl=[(0, 2), (4, 5), (1, 6)])
+    assert est.n_violations_["total"] == 0
+    assert est.objective_ == 0.0
