@@ -12,7 +12,7 @@ from sklearn.cluster import KMeans as SkKMeans
 from ccopt.cluster import KMeans
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import kmeans
-from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
+from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError, InvalidParameterError
 from ccopt.metrics import wcss
 from ccopt.status import Status
 
@@ -93,7 +93,8 @@ def test_objective_is_the_wcss_with_respect_to_the_returned_centres(grouped):
 def test_empty_cluster_keeps_its_centre():
     X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 0.0], [1.1, 0.0]])
     init = np.array([[0.0, 0.0], [1.0, 0.0], [50.0, 50.0]])
-    est = KMeans(3, init=init).fit(X)
+    with pytest.warns(ConvergenceWarning, match="1 empty cluster.*from these starting centres"):
+        est = KMeans(3, init=init).fit(X)
     np.testing.assert_array_equal(est.cluster_centers_[2], [50.0, 50.0])
     assert set(est.labels_.tolist()) == {0, 1}
 
@@ -155,3 +156,9 @@ def test_squared_distances_match_the_definition():
     expected = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
     np.testing.assert_allclose(squared_distances(X, C), expected, atol=1e-12)
     assert (squared_distances(X, X[:3])[np.arange(3), np.arange(3)] >= 0).all()
+
+
+def test_fewer_distinct_points_than_clusters_warns():
+    with pytest.warns(ConvergenceWarning, match="2 empty cluster.*only 1 distinct points"):
+        est = KMeans(3, random_state=0).fit(np.ones((10, 2)))
+    assert np.unique(est.labels_).size == 1
