@@ -84,7 +84,7 @@ def test_candidates_at_least_k_solve_p_exactly(seed):
         np.testing.assert_array_equal(result.labels, exact.labels)
 
 
-@pytest.mark.parametrize("solver", [s for s in ("appsi_highs", "highs_matrix")
+@pytest.mark.parametrize("solver", [s for s in ("appsi_highs", "highs_matrix", "highs")
                                     if s in available_solvers()])
 @pytest.mark.parametrize("decompose", [True, False])
 def test_persistent_resolves_follow_the_candidates_of_new_centres(solver, decompose):
