@@ -212,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--n-init", type=_positive_int, help="restarts (algorithm default if omitted)")
     cluster.add_argument("--solver", help="Pyomo solver (bh-kmeans; default appsi_highs)")
     cluster.add_argument("--penalty", type=_float, help="penalty p of a violated constraint (bh-kmeans)")
+    cluster.add_argument("--solve-time-limit", type=_positive_float, metavar="S",
+                         help="seconds per assignment solve (bh-kmeans; the paper used 200)")
+    cluster.add_argument("--candidates", dest="n_candidates", type=_positive_int, metavar="Q",
+                         help="let each constrained object go only to its Q nearest centres "
+                              "(bh-kmeans; PCCC's heuristic, faster for many clusters)")
     cluster.add_argument("--min-size", type=_nonnegative_int, help="minimum cluster size (bh-kmeans)")
     cluster.add_argument("--max-size", type=_positive_int, help="maximum cluster size (bh-kmeans)")
     cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...", help="target cluster sizes (pcs, kmeans-s)")
@@ -398,7 +403,8 @@ def _write_ranked_scores(result, path: Path) -> None:
 # ============================================================================ cluster
 # Command-line option -> estimator parameter, for the options that only some algorithms take.
 _CLUSTER_OPTIONS = {"max_iter": "--max-iter", "n_init": "--n-init", "solver": "--solver",
-                    "penalty": "--penalty", "min_size": "--min-size", "max_size": "--max-size",
+                    "penalty": "--penalty", "solve_time_limit": "--solve-time-limit",
+                    "n_candidates": "--candidates", "min_size": "--min-size", "max_size": "--max-size",
                     "sizes": "--sizes", "time_limit": "--time-limit"}
 
 

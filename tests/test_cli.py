@@ -86,6 +86,8 @@ def _cases(d):
                                   ["--out", "does not exist"]),
         "option of another algorithm": (["cluster", data, "-k", 2, "--algorithm", "lcc", "--penalty", 1],
                                         ["--penalty does not apply to --algorithm lcc"]),
+        "candidates for another algorithm": (["cluster", data, "-k", 2, "--algorithm", "kmeans",
+                                              "--candidates", 1], ["--candidates does not apply"]),
         "pcs without sizes": (["cluster", data, "-k", 2, "--algorithm", "pcs"], ["needs the target cluster sizes"]),
         "predict without its output": (["cluster", data, "-k", 2, "--algorithm", "kmeans", "--predict", data],
                                        ["--predict NEW.csv and --predict-out FILE go together"]),
@@ -106,8 +108,9 @@ CASES = ["missing data file", "missing constraint file", "wrong field count (dat
          "wrong field count (constraints)", "non-numeric value", "non-integer index", "bad kind",
          "index out of range", "self pair", "NaN value", "k larger than n", "contradictory pair",
          "matrix of the wrong size", "unknown label column", "missing output folder",
-         "option of another algorithm", "pcs without sizes", "predict without its output",
-         "output over an input", "two outputs in one file", "predict with other columns"]
+         "option of another algorithm", "candidates for another algorithm", "pcs without sizes",
+         "predict without its output", "output over an input", "two outputs in one file",
+         "predict with other columns"]
 
 
 def test_case_list_is_complete(files):
@@ -365,3 +368,19 @@ def test_console_script_every_malformed_input(case, files):
 def test_console_script_help(command, tmp_path):
     done = _console(command, "--help", cwd=tmp_path)
     assert done.returncode == 0 and "examples:" in done.stdout
+
+
+def test_cluster_passes_the_bh_kmeans_options(files, capsys):
+    from ccopt import Constraints
+    from ccopt.cluster import BHKMeans
+
+    out = files["dir"] / "bh.csv"
+    code, _, err = _run(["cluster", files["data"], "--constraints", files["cons"], "-k", 2, "--algorithm",
+                         "bh-kmeans", "--candidates", 1, "--solve-time-limit", 30, "--quiet", "--out", out],
+                        capsys)
+    assert code == 0, err
+    est = BHKMeans(2, n_candidates=1, solve_time_limit=30, random_state=0).fit(
+        files["X"], constraints=Constraints.from_csv(files["cons"], n_samples=N))
+    with open(out, newline="") as handle:
+        np.testing.assert_array_equal([int(r["label"]) for r in csv.DictReader(handle)], est.labels_)
+    assert all(record["restricted"] for record in est.history_)
