@@ -34,9 +34,12 @@ def soft_instance(seed):
     return X, centers, k, rows, penalty
 
 
-def restricted_enumeration(X, centers, k, rows, penalty, q):
-    """Brute-force objective of every labelling, inf outside the restriction."""
-    costs, labellings = brute_force(X, centers, k, rows, penalty)
+def restricted_enumeration(X, centers, k, rows, penalty, q, min_size=None, max_size=None):
+    """Brute-force objective of every labelling, inf outside the restriction.
+
+    With size bounds every object is constrained (it counts in the size rows).
+    """
+    costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
     dist = np.sqrt(((X[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2))
     # Must-linked objects share the q nearest centres of their group (summed distance).
     group = list(range(len(X)))
@@ -47,6 +50,8 @@ def restricted_enumeration(X, centers, k, rows, penalty, q):
     group_dist = np.array([dist[[g == group[i] for g in group]].sum(axis=0) for i in range(len(X))])
     rank = np.argsort(np.argsort(group_dist, axis=1), axis=1)  # 0 = nearest centre
     constrained = sorted({i for i, j, *_ in rows} | {j for i, j, *_ in rows})
+    if min_size is not None or max_size is not None:
+        constrained = range(len(X))
     inside = np.ones(len(labellings), dtype=bool)
     for i in constrained:
         inside &= rank[i, labellings[:, i]] < q
@@ -70,6 +75,20 @@ def test_restricted_optimum_equals_enumeration(seed):
                 assert not result.restricted
                 assert result.objective == pytest.approx(full.min(), rel=1e-7, abs=1e-7)
             assert result.objective >= full.min() - 1e-7
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_restricted_optimum_with_size_bounds_equals_enumeration(seed):
+    X, centers, k, rows, penalty, min_size, max_size = random_instance(100 + seed, hard_prob=0.0, sizes=True)
+    rows = [row for row in rows if row[3] > 0]
+    problem = make_problem(X, k, rows, min_size, max_size)
+    for q in range(1, k):
+        restricted, full = restricted_enumeration(X, centers, k, rows, penalty, q, min_size, max_size)
+        result = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                     n_candidates=q).solve()
+        assert result.restricted == bool(np.isfinite(restricted.min()))
+        best = restricted.min() if result.restricted else full.min()
+        assert result.objective == pytest.approx(best, rel=1e-7, abs=1e-7)
 
 
 @pytest.mark.parametrize("seed", range(4))
