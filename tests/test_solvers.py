@@ -7,8 +7,10 @@ import logging
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt import ClusteringProblem
+from ccopt._params import read_values, write_values
 from ccopt.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -267,6 +269,62 @@ def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver, name
     persistent.bounds_changed([m.x[0]] if named else None)
     assert persistent.solve().objective == pytest.approx(0.5)
     assert m.x[0].value == pytest.approx(1.0)
+
+
+def image_lp(shape: str):
+    """min sum c_i x_i + (M w) y + (k + 1) s.t. x_0 + x_1 + x_2 + y >= 2, in one of three shapes."""
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, 2)
+    m.x = pyo.Var(m.I, bounds=(0, 1))
+    m.y = pyo.Var(bounds=(0, 5))
+    m.c = pyo.Param(m.I, mutable=True, initialize={0: 1.0, 1: 2.0, 2: 3.0})
+    m.M = pyo.Param(mutable=True, initialize=2.0)
+    m.w = pyo.Param(initialize=3.0)
+    m.k = pyo.Param(mutable=True, initialize=1.0)
+    m.cover = pyo.Constraint(expr=sum(m.x.values()) + m.y >= 2)
+    if shape == "linear":  # the models' shape: a LinearExpression of Param-weighted terms
+        expr = LinearExpression(constant=m.k + 1.0, linear_coefs=[m.c[i] for i in m.I] + [m.M * m.w],
+                                linear_vars=[m.x[i] for i in m.I] + [m.y])
+    elif shape == "sum":  # written by hand: a SumExpression of monomials and a constant
+        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w * m.y + m.k + 1.0
+    else:  # a fixed variable and a nested sum: walked on every refresh
+        m.f = pyo.Var(initialize=1.0)
+        m.f.fix()
+        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w * (m.y + m.f) + m.k
+    m.objective = pyo.Objective(expr=expr)
+    return m
+
+
+@pytest.mark.parametrize("shape", ["linear", "sum", "other"])
+def test_highs_matrix_refresh_reads_new_param_values_into_the_costs(shape):
+    m = image_lp(shape)
+    persistent = PersistentSolver(m, "highs_matrix")
+    persistent.solve()
+    assert (persistent._compiled._image is None) == (shape == "other")
+    for step, (costs, big_m, k) in enumerate([((-1.0, 2.0, 0.5), 0.1, 4.0), ((3.0, 3.0, 3.0), 0.2, -2.0)]):
+        fresh = image_lp(shape)
+        for model in (m, fresh):
+            for i, value in enumerate(costs):
+                model.c[i] = value
+            model.M = big_m
+            model.k = k
+        again = persistent.solve()
+        assert "update" in again.timing, step  # refreshed in place, not recompiled
+        expected = solve(fresh, "appsi_highs")
+        assert again.objective == pytest.approx(expected.objective)
+        assert pyo.value(m.objective) == pytest.approx(expected.objective)
+
+
+def test_bulk_param_writes_and_reads_agree_with_pyomo():
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(range(4), mutable=True, initialize=0.0)
+    m.empty = pyo.Param(mutable=True)
+    params = [m.p[i] for i in range(4)]
+    write_values(params, [1.5, -2.0, 0.0, 7.25])
+    assert [pyo.value(p) for p in params] == [1.5, -2.0, 0.0, 7.25]
+    assert read_values(params).tolist() == [1.5, -2.0, 0.0, 7.25]
+    with pytest.raises(ValueError, match="empty"):
+        read_values([m.empty])
 
 
 def test_solver_options_are_checked():

@@ -119,10 +119,12 @@ from functools import cached_property
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
+from ccopt._params import write_values
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt.constraints import CL, ML
 from ccopt.exceptions import (
@@ -386,8 +388,9 @@ class _ModelRows:
         hard_cl, _ = keep(plan.hard_cl)
         hard_ml, _ = keep(plan.hard_ml)
         sizes = plan.unit_sizes[units].astype(np.float64).tolist() if plan.sized else None
-        self.model = self._build(plan, soft_cl, w_cl, soft_ml, w_ml, hard_cl, hard_ml, sizes,
-                                 nonempty=nonempty, penalty=penalty, name=name)
+        with PauseGC():  # see kmedoids.build_from_data: 2.5x faster at 5 x 10^5 rows
+            self.model = self._build(plan, soft_cl, w_cl, soft_ml, w_ml, hard_cl, hard_ml, sizes,
+                                     nonempty=nonempty, penalty=penalty, name=name)
         self.solver: PersistentSolver | None = None
         self._forbidden = np.zeros(len(self.x_flat), dtype=bool)
 
@@ -469,8 +472,7 @@ class _ModelRows:
              nonempty_rhs: np.ndarray | None) -> None:
         """Write one set of centres' numbers into the mutable Params."""
         m = self.model
-        for param, value in zip(self.d_flat, row_cost.reshape(-1).tolist(), strict=True):
-            param.set_value(value)
+        write_values(self.d_flat, row_cost.reshape(-1).tolist())
         m.M.set_value(big_m)
         m.p.set_value(penalty)
         m.offset.set_value(offset)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ccopt import ClusteringProblem, Constraints
+from ccopt import ClusteringProblem, Constraints, solvers
 from ccopt.cluster import BHKMeans
 from ccopt.exceptions import InvalidParameterError
 from ccopt.models.bh_assignment import BHAssignmentProgram
@@ -75,6 +75,23 @@ def test_restricted_optimum_equals_enumeration(seed):
                 assert not result.restricted
                 assert result.objective == pytest.approx(full.min(), rel=1e-7, abs=1e-7)
             assert result.objective >= full.min() - 1e-7
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_restricted_optimum_through_the_reduced_matrix_equals_enumeration(seed, monkeypatch):
+    # highs_matrix hands HiGHS the program without its fixed columns (ccopt._reduction);
+    # forced here on every MIP, the restricted optimum must still be the enumerated one.
+    monkeypatch.setattr(solvers, "_REDUCE_FIXED_SHARE", 0.0)
+    X, centers, k, rows, penalty = soft_instance(seed)
+    problem = make_problem(X, k, rows)
+    for q in range(1, k):
+        restricted, full = restricted_enumeration(X, centers, k, rows, penalty, q)
+        for flags in FLAG_SETS:
+            result = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                         n_candidates=q, solver="highs_matrix", **flags).solve()
+            best = restricted.min() if result.restricted else full.min()
+            assert result.restricted == bool(np.isfinite(restricted.min()))
+            assert result.objective == pytest.approx(best, rel=1e-7, abs=1e-7)
 
 
 @pytest.mark.parametrize("seed", range(8))
