@@ -31,9 +31,13 @@ Hand-off cost. APPSI hands a model to HiGHS row by row (tens of microseconds per
 variables, Pyomo's ``LinearRepnVisitor`` for anything else) and passes them in one call:
 end to end about 4x faster than APPSI on the k-medoids LPs of ``benchmarks/bench_models.py``.
 It takes one row per constraint (ranged rows keep both bounds) and loads duals
-``d(objective)/d(rhs)`` like the other interfaces. Its persistent re-solve recompiles only
-the objective when every mutable Param of the model sits in the objective (the Lagrangian
-models of :mod:`ccopt.models.lagrangian`), and the whole model otherwise.
+``d(objective)/d(rhs)`` like the other interfaces. Its persistent re-solve updates only
+the costs when every mutable Param of the model sits in the objective (the Lagrangian
+models of :mod:`ccopt.models.lagrangian`, BH-kmeans' program P without row (3)), reading
+them from an image of the objective kept at compile time, and recompiles the whole model
+otherwise. A MIP with at least half its columns fixed by their bounds (BH-kmeans with
+``n_candidates``) goes to HiGHS without them and without the rows they settle
+(:mod:`ccopt._reduction`): HiGHS's presolve would take seconds to find that on a large matrix.
 
 A time-limited MIP returns its incumbent with status ``Status.TIME_LIMIT``, not an
 exception; a solve without any solution raises :class:`~ccopt.exceptions.SolverError`
@@ -440,7 +444,7 @@ class HighsMatrixSolver:
         self.is_mip = bool(integer.any())
         self._maximize = bool(maximize)
         # The program as numpy arrays as well: a MIP with many fixed columns is reduced from
-        # them before each solve (_solve_reduced).
+        # them before each solve (_reduction).
         self._A, self._cost, self._offset = matrix, cost, float(offset)
         self._row_lower, self._row_upper = row_lower, row_upper
         self._col_lower, self._col_upper = col_lower, col_upper
@@ -482,12 +486,13 @@ class HighsMatrixSolver:
 
     @staticmethod
     def _vector(values, size: int, name: str) -> np.ndarray:
-        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+        # A copy: the solver keeps these arrays and changes them in place (set_*_bounds).
+        arr = np.array(values, dtype=np.float64).reshape(-1)
         if arr.shape[0] != size:
             raise InvalidDataError(f"{name} must have {size} entries, got {arr.shape[0]}.")
         if np.isnan(arr).any():
             raise InvalidDataError(f"{name} contains NaN at position {int(np.flatnonzero(np.isnan(arr))[0])}.")
-        return np.ascontiguousarray(arr)
+        return arr
 
     def set_costs(self, cost, offset: float | None = None) -> None:
         """Replace the whole cost vector (one ``changeColsCost`` call) and optionally the offset."""
@@ -540,15 +545,10 @@ class HighsMatrixSolver:
         if reduction is None:
             h = self._h
         else:
-            h = self._new_highs()
-            passed = h.passModel(self._highs_lp(reduction.A, self._cost[reduction.keep_cols], reduction.offset,
-                                       reduction.row_lower, reduction.row_upper,
-                                       self._col_lower[reduction.keep_cols],
-                                       self._col_upper[reduction.keep_cols],
-                                       self._integer[reduction.keep_cols]))
-            if passed == _highspy().HighsStatus.kError:
-                raise SolverError("HiGHS rejected the reduced model (passModel failed).")
+            h = self._highs_for(reduction)
             timing["reduce"] = time.perf_counter() - start
+        if time_limit is not None:  # the reduction counts against the limit
+            time_limit = max(time_limit - (time.perf_counter() - start), 1e-3)
         self._configure(h, time_limit)
         run_start = time.perf_counter()
         h.run()
@@ -583,6 +583,18 @@ class HighsMatrixSolver:
             return None
         return reduce_fixed(self._A, self._cost, self._offset, self._row_lower, self._row_upper,
                             self._col_lower, self._col_upper)
+
+    def _highs_for(self, reduction: Reduction):
+        """A new HiGHS instance holding the reduced program."""
+        keep = reduction.keep_cols
+        h = self._new_highs()
+        passed = h.passModel(self._highs_lp(reduction.A, self._cost[keep], reduction.offset,
+                                            reduction.row_lower, reduction.row_upper,
+                                            self._col_lower[keep], self._col_upper[keep],
+                                            self._integer[keep]))
+        if passed == _highspy().HighsStatus.kError:
+            raise SolverError("HiGHS rejected the reduced model (passModel failed).")
+        return h
 
     def _configure(self, h, time_limit: float | None) -> None:
         defaults = _highs_defaults()

@@ -107,7 +107,8 @@ def test_lps_and_mips_with_few_fixed_columns_keep_the_whole_program(monkeypatch)
     A = np.array([[1.0, 1.0, 1.0]])
     lp = HighsMatrixSolver([1.0, 1.0, 1.0], A, [1.0], [np.inf], [0, 0, 0], [0, 0, 1])
     assert lp.solve().objective == pytest.approx(1.0)
-    mip = HighsMatrixSolver([1.0, 1.0, 1.0], A, [1.0], [np.inf], [0, 0, 0], [1, 1, 1],
+    col_upper = np.ones(3)
+    mip = HighsMatrixSolver([1.0, 1.0, 1.0], A, [1.0], [np.inf], [0, 0, 0], col_upper,
                             integrality=[True, True, True])
     assert mip.solve().objective == pytest.approx(1.0)
     assert calls == []
@@ -116,3 +117,4 @@ def test_lps_and_mips_with_few_fixed_columns_keep_the_whole_program(monkeypatch)
     assert mip.solve().objective == pytest.approx(1.0)
     assert len(calls) == 1
     assert mip.col_value.tolist() == [0.0, 0.0, 1.0]
+    assert col_upper.tolist() == [1.0, 1.0, 1.0]  # the caller's array is not the solver's
