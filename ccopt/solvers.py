@@ -58,15 +58,14 @@ import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.common.gc_manager import PauseGC
-from pyomo.common.numeric_types import native_numeric_types
 from pyomo.contrib.solver.common.factory import SolverFactory as NewSolverFactory
-from pyomo.core.base.param import ParamData, ScalarParam
-from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, SumExpression
 from pyomo.opt import SolverStatus
 from pyomo.opt import TerminationCondition as LegacyTC
 
-from ccopt._params import read_values
+from ccopt._objective_image import NATIVE_NUMBERS as _NATIVE_NUMBERS
+from ccopt._objective_image import VAR_TYPES as _VAR_TYPES
+from ccopt._objective_image import ObjectiveImage
 from ccopt._reduction import Reduction, reduce_fixed
 from ccopt._validation import check_nonnegative, check_positive_int, check_time_limit
 from ccopt.exceptions import (
@@ -92,9 +91,6 @@ DEFAULT_SOLVER = "appsi_highs"
 # bounds_changed() without a list: every variable may have new bounds.
 _EVERY_VARIABLE = object()
 _MATRIX = "highs_matrix"
-_NATIVE_NUMBERS = frozenset(native_numeric_types)
-_VAR_TYPES = frozenset({VarData, ScalarVar})
-_PARAM_TYPES = frozenset({ParamData, ScalarParam})
 
 # Interfaces of pyomo.contrib.solver (new API); everything else is a classic SolverFactory name.
 _NEW_API = {"highs", "scip_direct", "scip_persistent", "gurobi_direct", "gurobi_persistent",
@@ -710,77 +706,6 @@ def _repn_visitor():
     return LinearRepnVisitor({})
 
 
-class _ObjectiveImage:
-    """The objective's coefficients by column, re-evaluated without walking the expression.
-
-    A re-solve after a Param change needs the new costs. Walking the objective again costs
-    about 2 microseconds a term (BH-kmeans on Letter: 5 x 10^5 terms a step); the image
-    keeps each term's column and its coefficient (a number, a Param or a variable-free
-    expression), so a refresh reads the Params in bulk and evaluates only the expressions.
-    It covers the shape Pyomo builds for a linear sum (a ``LinearExpression`` or
-    ``SumExpression`` of free variables, monomials and variable-free terms); :meth:`of`
-    returns None for any other objective, which is then walked on every refresh.
-    """
-
-    def __init__(self, positions, coefficients, constants):
-        self.positions = np.asarray(positions, dtype=np.int64)
-        kinds = [_coefficient_kind(c) for c in coefficients]
-        self._numbers = np.array([c if kind == "number" else 0.0
-                                  for c, kind in zip(coefficients, kinds, strict=True)], dtype=np.float64)
-        self._param_at = np.array([i for i, kind in enumerate(kinds) if kind == "param"], dtype=np.int64)
-        self._params = [coefficients[i] for i in self._param_at.tolist()]
-        self._expr_at = np.array([i for i, kind in enumerate(kinds) if kind == "expr"], dtype=np.int64)
-        self._exprs = [coefficients[i] for i in self._expr_at.tolist()]
-        self._constant_numbers = float(sum(c for c in constants if type(c) in _NATIVE_NUMBERS))
-        self._constant_exprs = [c for c in constants if type(c) not in _NATIVE_NUMBERS]
-
-    @classmethod
-    def of(cls, expr, column) -> _ObjectiveImage | None:
-        """The image of ``expr``, registering its variables through ``column`` (None: other shape)."""
-        while expr.is_named_expression_type():
-            expr = expr.expr
-        if type(expr) not in (LinearExpression, SumExpression):
-            return None
-        positions, coefficients, constants = [], [], []
-        for arg in expr.args:
-            kind = type(arg)
-            if kind in _NATIVE_NUMBERS:
-                constants.append(arg)
-            elif kind in _VAR_TYPES and not arg.fixed:
-                positions.append(column(arg))
-                coefficients.append(1.0)
-            elif kind is MonomialTermExpression and not arg.args[1].fixed:
-                coef, var = arg.args
-                positions.append(column(var))
-                coefficients.append(coef)
-            elif not arg.is_potentially_variable():
-                constants.append(arg)
-            else:  # a fixed variable, a nested sum: the walker handles these
-                return None
-        return cls(positions, coefficients, constants)
-
-    def evaluate(self, n_cols: int) -> tuple[np.ndarray, float]:
-        """Cost per column (``n_cols`` of them) and the constant, at the current Param values."""
-        coef = self._numbers.copy()
-        if self._params:
-            coef[self._param_at] = read_values(self._params)
-        if self._exprs:
-            coef[self._expr_at] = np.fromiter((pyo.value(e) for e in self._exprs), dtype=np.float64,
-                                              count=len(self._exprs))
-        cost = np.bincount(self.positions, weights=coef, minlength=n_cols).astype(np.float64)
-        offset = self._constant_numbers + sum(pyo.value(c) for c in self._constant_exprs)
-        return cost, float(offset)
-
-
-def _coefficient_kind(coef) -> str:
-    kind = type(coef)
-    if kind in _NATIVE_NUMBERS:
-        return "number"
-    if kind in _PARAM_TYPES:
-        return "param"
-    return "expr"
-
-
 class _CompiledModel:
     """A linear Pyomo model compiled to matrices and bound to a :class:`HighsMatrixSolver`.
 
@@ -803,7 +728,7 @@ class _CompiledModel:
         self.objective = objective
         self._column_of: dict[int, int] = {}
         self.columns: list = []
-        self._image = _ObjectiveImage.of(objective.expr, self._column)
+        self._image = ObjectiveImage.of(objective.expr, self._column)
         cost, offset = self._objective_costs()
         rows, cols, values, lower, upper, self.rows = [], [], [], [], [], []
         column_of = self._column_of

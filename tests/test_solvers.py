@@ -10,6 +10,7 @@ import pytest
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt import ClusteringProblem
+from ccopt._objective_image import _linear_in_params
 from ccopt._params import read_values, write_values
 from ccopt.exceptions import (
     InvalidDataError,
@@ -285,8 +286,13 @@ def image_lp(shape: str):
     if shape == "linear":  # the models' shape: a LinearExpression of Param-weighted terms
         expr = LinearExpression(constant=m.k + 1.0, linear_coefs=[m.c[i] for i in m.I] + [m.M * m.w],
                                 linear_vars=[m.x[i] for i in m.I] + [m.y])
-    elif shape == "sum":  # written by hand: a SumExpression of monomials and a constant
-        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w * m.y + m.k + 1.0
+    elif shape == "sum":  # by hand; M * w_mutable, a product of two Params, is evaluated as is
+        m.w_mutable = pyo.Param(mutable=True, initialize=3.0)  # never changed
+        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w_mutable * m.y + m.k + 1.0
+    elif shape == "named":  # the Lagrangian models' shape: named expressions, Param combinations
+        m.cost = pyo.Expression(expr=sum((2 * m.c[i] - m.c[i]) * m.x[i] for i in m.I))
+        m.penalty = pyo.Expression(expr=(m.M * m.w) * m.y + (m.k / 2 + m.k / 2 + 1.0))
+        expr = m.cost + m.penalty
     else:  # a fixed variable and a nested sum: walked on every refresh
         m.f = pyo.Var(initialize=1.0)
         m.f.fix()
@@ -295,7 +301,7 @@ def image_lp(shape: str):
     return m
 
 
-@pytest.mark.parametrize("shape", ["linear", "sum", "other"])
+@pytest.mark.parametrize("shape", ["linear", "sum", "named", "other"])
 def test_highs_matrix_refresh_reads_new_param_values_into_the_costs(shape):
     m = image_lp(shape)
     persistent = PersistentSolver(m, "highs_matrix")
@@ -313,6 +319,26 @@ def test_highs_matrix_refresh_reads_new_param_values_into_the_costs(shape):
         expected = solve(fresh, "appsi_highs")
         assert again.objective == pytest.approx(expected.objective)
         assert pyo.value(m.objective) == pytest.approx(expected.objective)
+
+
+def test_param_linear_forms_of_coefficients():
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(mutable=True, initialize=2.0)
+    m.q = pyo.Param(mutable=True, initialize=5.0)
+    m.fixed = pyo.Param(initialize=7.0)  # immutable: a number
+    cases = {"-p": (-m.p, 0.0, {"p": -1.0}), "p - q": (m.p - m.q, 0.0, {"p": 1.0, "q": -1.0}),
+             "2p/4 + 1": (2 * m.p / 4 + 1, 1.0, {"p": 0.5}),
+             "1.5 (p + q) + fixed": (1.5 * (m.p + m.q) + m.fixed, 7.0, {"p": 1.5, "q": 1.5}),
+             "p alone": (m.p, 0.0, {"p": 1.0}), "a number": (3, 3.0, {})}
+    for name, (expr, constant, weights) in cases.items():
+        got_constant, terms = _linear_in_params(expr)
+        assert got_constant == pytest.approx(constant), name
+        assert {param.local_name: weight for param, weight in terms.values()} == pytest.approx(weights), name
+        # The form reproduces the expression's value.
+        value = got_constant + sum(weight * pyo.value(param) for param, weight in terms.values())
+        assert value == pytest.approx(pyo.value(expr)), name
+    assert _linear_in_params(m.p * m.q) is None
+    assert _linear_in_params(m.p / m.q) is None
 
 
 def test_bulk_param_writes_and_reads_agree_with_pyomo():
