@@ -590,6 +590,7 @@ class _Decomposition:
 
     peeled: np.ndarray      # units in elimination order
     parent: np.ndarray      # the neighbour of each when it was eliminated
+    levels: list            # positions in ``peeled`` by height: every child before its parent
     w_ml: np.ndarray        # soft must-link weight between each peeled unit and its parent
     w_cl: np.ndarray        # soft cannot-link weight
     hard_cl: np.ndarray     # bool
@@ -639,7 +640,8 @@ class _Decomposition:
         sub = pattern[core][:, core]
         _, comp = csgraph.connected_components(sub, directed=False)
         groups, rest = _small_groups(plan, core, comp.astype(np.int64), max_labellings)
-        return cls(peeled=peeled, parent=parent, w_ml=entries(kinds[0]), w_cl=entries(kinds[1]),
+        return cls(peeled=peeled, parent=parent, levels=_heights(peeled, parent, u),
+                   w_ml=entries(kinds[0]), w_cl=entries(kinds[1]),
                    hard_cl=entries(kinds[2]) > 0, hard_ml=entries(kinds[3]) > 0, roots=roots,
                    groups=groups, core_units=rest)
 
@@ -650,23 +652,52 @@ class _Decomposition:
         label ``j``.
         """
         k = unary.shape[1]
-        same = np.eye(k, dtype=bool)
-        pair = penalty_coef * (self.w_ml[:, None, None] * ~same + self.w_cl[:, None, None] * same)
-        pair[self.hard_cl] += np.where(same, np.inf, 0.0)
-        pair[self.hard_ml] += np.where(same, 0.0, np.inf)
+        labels = np.arange(k)[None, :]
+        # The pair costs only two values per peeled unit: apart (labels differ) and together.
+        apart = penalty_coef * self.w_ml + np.where(self.hard_ml, np.inf, 0.0)
+        together = penalty_coef * self.w_cl + np.where(self.hard_cl, np.inf, 0.0)
         choice = np.empty((self.peeled.size, k), dtype=np.int64)
-        columns = np.arange(k)
-        for t, (leaf, other) in enumerate(zip(self.peeled.tolist(), self.parent.tolist(), strict=True)):
-            total = unary[leaf][:, None] + pair[t]
-            best = np.argmin(total, axis=0)
-            choice[t] = best
-            unary[other] += total[best, columns]
+        # A height's units have all their children folded in already, and no two of them
+        # are parent and child: each height is one vectorised step.
+        for level in self.levels:
+            own = unary[self.peeled[level]]
+            # For the parent's label j the unit takes j itself, or its cheapest label other
+            # than j: its cheapest label unless that is j, then its second cheapest.
+            order = np.argsort(own, axis=1, kind="stable")
+            first, second = order[:, :1], order[:, 1:2] if k > 1 else order[:, :1]
+            other = np.where(labels == first, second, first)
+            other_cost = np.take_along_axis(own, other, axis=1) + apart[level][:, None]
+            if k == 1:
+                other_cost[:] = np.inf
+            same_cost = own + together[level][:, None]
+            # Ties go to the smaller label, as an argmin over all labels would.
+            stay = (same_cost < other_cost) | ((same_cost == other_cost) & (labels <= other))
+            choice[level] = np.where(stay, labels, other)
+            np.add.at(unary, self.parent[level], np.where(stay, same_cost, other_cost))
         return choice
 
     def back_substitute(self, labels: np.ndarray, choice: np.ndarray) -> None:
-        """Labels of the peeled units, from their parents' labels (reverse order, in place)."""
-        for t in range(self.peeled.size - 1, -1, -1):
-            labels[self.peeled[t]] = choice[t, labels[self.parent[t]]]
+        """Labels of the peeled units, from their parents' labels (highest first, in place)."""
+        for level in reversed(self.levels):
+            labels[self.peeled[level]] = choice[level, labels[self.parent[level]]]
+
+
+def _heights(peeled: np.ndarray, parent: np.ndarray, n_units: int) -> list[np.ndarray]:
+    """Positions in ``peeled`` grouped by height (0: no peeled child), lowest first.
+
+    A unit is peeled only after all its children, so one pass in peeling order sees every
+    child's height before its parent's.
+    """
+    if peeled.size == 0:
+        return []
+    height_of_unit = np.zeros(n_units, dtype=np.int64)
+    height = np.empty(peeled.size, dtype=np.int64)
+    for t, (leaf, other) in enumerate(zip(peeled.tolist(), parent.tolist(), strict=True)):
+        height[t] = height_of_unit[leaf]
+        height_of_unit[other] = max(height_of_unit[other], height[t] + 1)
+    order = np.argsort(height, kind="stable")
+    bounds = np.searchsorted(height[order], np.arange(height.max() + 2))
+    return [order[bounds[h]:bounds[h + 1]] for h in range(height.max() + 1)]
 
 
 class _UnlabellableUnits(Exception):

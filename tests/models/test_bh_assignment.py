@@ -358,6 +358,15 @@ def test_leaf_elimination_is_exact_on_trees_and_cycles(graph, seed):
                                   **flags)
 
 
+@pytest.mark.parametrize("graph", ["path", "star"])
+def test_leaf_elimination_with_a_single_cluster(graph):
+    # k = 1: a peeled unit has no label other than its parent's.
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(8, 2))
+    rows = [(i, j, kind, 1.0, False) for (i, j), kind in zip(GRAPHS[graph], ["ML", "CL"] * 3)]
+    check_against_enumeration(X, rng.normal(size=(1, 2)), 1, rows, 0.5, None, None)
+
+
 def test_solver_interrupt_becomes_keyboard_interrupt(monkeypatch):
     # HiGHS handles Ctrl-C itself and returns status "interrupted"; the program passes it on.
     from ccopt.solvers import PersistentSolver, SolveResult
