@@ -31,11 +31,12 @@ Hand-off cost. APPSI hands a model to HiGHS row by row (tens of microseconds per
 variables, Pyomo's ``LinearRepnVisitor`` for anything else) and passes them in one call:
 end to end about 4x faster than APPSI on the k-medoids LPs of ``benchmarks/bench_models.py``.
 It takes one row per constraint (ranged rows keep both bounds) and loads duals
-``d(objective)/d(rhs)`` like the other interfaces. Its persistent re-solve updates only
-the costs when every mutable Param of the model sits in the objective (the Lagrangian
-models of :mod:`ccopt.models.lagrangian`, BH-kmeans' program P without row (3)), reading
-them from an image of the objective kept at compile time, and recompiles the whole model
-otherwise. A MIP with at least half its columns fixed by their bounds (BH-kmeans with
+``d(objective)/d(rhs)`` like the other interfaces. Its persistent re-solve updates the
+costs and the row bounds in place when the mutable Params sit only there (the Lagrangian
+models of :mod:`ccopt.models.lagrangian`; BH-kmeans' program P, row (3)'s right-hand sides
+included), reading the costs from an image of the objective kept at compile time
+(:mod:`ccopt._objective_image`); a Param in a row's coefficients, in a variable bound or in
+a row without variables makes it recompile the whole model. A MIP with at least half its columns fixed by their bounds (BH-kmeans with
 ``n_candidates``) goes to HiGHS without them and without the rows they settle
 (:mod:`ccopt._reduction`): HiGHS's presolve would take seconds to find that on a large matrix.
 
@@ -60,6 +61,7 @@ import scipy.sparse as sp
 from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.factory import SolverFactory as NewSolverFactory
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, SumExpression
+from pyomo.core.expr.visitor import identify_mutable_parameters
 from pyomo.opt import SolverStatus
 from pyomo.opt import TerminationCondition as LegacyTC
 
@@ -647,13 +649,15 @@ class HighsMatrixSolver:
         return self._values("col_dual")
 
 
-def _linear_terms(expr, terms: list, scale: float = 1.0) -> float | None:
+def _linear_terms(expr, terms: list, scale: float = 1.0, varying: list | None = None) -> float | None:
     """Append ``(var, coef)`` of a linear expression to ``terms``; return its constant.
 
     A fast path for the shapes Pyomo builds from sums of variables (``LinearExpression``
     of variables and monomials, named expressions, sums of those); anything else goes
     through Pyomo's ``LinearRepnVisitor``. Returns None when the expression is nonlinear.
-    Fixed variables count as constants.
+    Fixed variables count as constants. Every coefficient or constant that had to be
+    evaluated (a Param, an expression of Params) is appended to ``varying`` when given: a
+    Param change may change it.
     """
     kind = type(expr)
     if kind in _NATIVE_NUMBERS:
@@ -665,7 +669,7 @@ def _linear_terms(expr, terms: list, scale: float = 1.0) -> float | None:
         return 0.0
     if kind is MonomialTermExpression:
         coef, var = expr.args
-        coef = scale * (coef if type(coef) in _NATIVE_NUMBERS else pyo.value(coef))
+        coef = scale * _evaluated(coef, varying)
         if var.fixed:
             return coef * var.value
         terms.append((var, coef))
@@ -680,30 +684,54 @@ def _linear_terms(expr, terms: list, scale: float = 1.0) -> float | None:
                 append((arg, scale))
             elif arg_kind is MonomialTermExpression and not arg.args[1].fixed:
                 coef, var = arg.args
-                append((var, scale * (coef if type(coef) in _NATIVE_NUMBERS else pyo.value(coef))))
+                append((var, scale * (coef if type(coef) in _NATIVE_NUMBERS else _evaluated(coef, varying))))
             else:
-                part = _linear_terms(arg, terms, scale)
+                part = _linear_terms(arg, terms, scale, varying)
                 if part is None:
                     return None
                 constant += part
         return constant
     if expr.is_named_expression_type():
-        return _linear_terms(expr.expr, terms, scale)
+        return _linear_terms(expr.expr, terms, scale, varying)
     if not expr.is_potentially_variable():
-        return scale * pyo.value(expr)
+        return scale * _evaluated(expr, varying)
     visitor = _repn_visitor()
     repn = visitor.walk_expression(expr)
     if repn.nonlinear is not None:
         return None
+    if varying is not None:  # the visitor folds Params into its numbers: assume some were there
+        varying.append(expr)
     var_map = visitor.var_map
     terms.extend((var_map[key], scale * coef) for key, coef in repn.linear.items())
     return scale * pyo.value(repn.constant)
+
+
+def _evaluated(value, varying: list | None) -> float:
+    """``value`` as a number; noted in ``varying`` when it is not one already."""
+    if type(value) in _NATIVE_NUMBERS:
+        return value
+    if varying is not None:
+        varying.append(value)
+    return pyo.value(value)
 
 
 def _repn_visitor():
     from pyomo.repn.linear import LinearRepnVisitor
 
     return LinearRepnVisitor({})
+
+
+def _is_number(bound) -> bool:
+    """True for a missing bound or a constant one (nothing a Param change could move)."""
+    if bound is None or type(bound) in _NATIVE_NUMBERS:
+        return True
+    return next(iter(identify_mutable_parameters(bound)), None) is None
+
+
+def _bound_value(bound) -> float | None:
+    if bound is None or type(bound) in _NATIVE_NUMBERS:
+        return bound
+    return float(pyo.value(bound))
 
 
 class _CompiledModel:
@@ -732,19 +760,30 @@ class _CompiledModel:
         cost, offset = self._objective_costs()
         rows, cols, values, lower, upper, self.rows = [], [], [], [], [], []
         column_of = self._column_of
+        # Rows whose bounds depend on Params: (position, lower, upper, body constant), their
+        # bounds re-evaluated by refresh(). A Param in a row's body (a coefficient) or in a
+        # row without variables needs a recompile instead.
+        self._varying_rows: list = []
+        varying: list = []
         for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-            lb, body, ub = con.to_bounded_expression(evaluate_bounds=True)
+            lb_expr, body, ub_expr = con.to_bounded_expression()
+            lb, ub = _bound_value(lb_expr), _bound_value(ub_expr)
             terms: list = []
-            constant = _linear_terms(body, terms)
+            constant = _linear_terms(body, terms, varying=varying)
             if constant is None:
                 raise SolverError(f"Constraint {con.name} is nonlinear; {_MATRIX!r} takes linear "
                                   "models only (use 'scip_direct' for quadratic rows).")
+            bounds_vary = not (_is_number(lb_expr) and _is_number(ub_expr))
             if not terms:
                 if (lb is not None and constant < lb - 1e-9) or (ub is not None and constant > ub + 1e-9):
                     raise SolverError(f"Constraint {con.name} has no variables and is violated.")
+                if bounds_vary:
+                    varying.append(con)
                 continue
             position = len(self.rows)
             self.rows.append(con)
+            if bounds_vary:
+                self._varying_rows.append((position, lb_expr, ub_expr, constant))
             rows.extend([position] * len(terms))
             for var, coef in terms:
                 column = column_of.get(id(var))
@@ -769,7 +808,10 @@ class _CompiledModel:
             cost, A, np.asarray(lower), np.asarray(upper), col_lower, col_upper,
             integrality=integer, offset=offset, maximize=objective.sense == pyo.maximize,
             options=options)
-        self._objective_only = self._params_only_in_objective(model, objective)
+        # Refreshable in place: Params only in the objective, in row bounds and in no
+        # variable bound.
+        self._refreshable = not varying and all(
+            _is_number(var.lower) and _is_number(var.upper) for var in self.columns)
 
     def _column(self, var) -> int:
         key = id(var)
@@ -793,27 +835,22 @@ class _CompiledModel:
         np.add.at(cost, positions, np.fromiter((coef for _, coef in terms), dtype=np.float64, count=len(terms)))
         return cost, float(offset)
 
-    @staticmethod
-    def _params_only_in_objective(model, objective) -> bool:
-        """True when every mutable Param of the model appears in the objective."""
-        from pyomo.core.expr.visitor import identify_mutable_parameters
-
-        mutable = [param for param in model.component_objects(pyo.Param, active=True, descend_into=True)
-                   if param.mutable]
-        if not mutable:
-            return True
-        in_objective = {id(p) for p in identify_mutable_parameters(objective.expr)}
-        return all(id(data) in in_objective for param in mutable for data in param.values())
-
     def refresh(self) -> bool:
-        """Push objective changes to HiGHS; False when the model must be recompiled instead."""
-        if not self._objective_only:
+        """Push Param changes (costs, row bounds) to HiGHS; False when a recompile is needed."""
+        if not self._refreshable:
             return False
         known = len(self.columns)
         cost, offset = self._objective_costs()
         if len(self.columns) != known:  # a variable that was in no row and had no cost before
             return False
         self.solver.set_costs(cost, offset=offset)
+        if self._varying_rows:
+            positions = np.array([row[0] for row in self._varying_rows], dtype=np.int64)
+            bounds = [(_bound_value(lb), _bound_value(ub), constant)
+                      for _, lb, ub, constant in self._varying_rows]
+            lower = np.array([-np.inf if lb is None else lb - c for lb, _, c in bounds])
+            upper = np.array([np.inf if ub is None else ub - c for _, ub, c in bounds])
+            self.solver.set_row_bounds(positions, lower, upper)
         return True
 
     def refresh_bounds(self, variables=None) -> None:

@@ -321,6 +321,47 @@ def test_highs_matrix_refresh_reads_new_param_values_into_the_costs(shape):
         assert pyo.value(m.objective) == pytest.approx(expected.objective)
 
 
+def where_params_sit(place: str):
+    """min -x0 - x1, x0 + 2 x1 <= 4, 3 x0 + x1 <= 6, x >= 0, with one Param p = 1 in ``place``."""
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(mutable=True, initialize=1.0)
+    m.x = pyo.Var([0, 1], domain=pyo.NonNegativeReals, bounds=(0, 10 * m.p if place == "var bound" else None))
+    rhs = 4.0 * m.p if place == "rhs" else 4.0
+    coef = 2.0 * m.p if place == "coefficient" else 2.0
+    if place == "ranged":
+        m.c1 = pyo.Constraint(expr=pyo.inequality(-m.p, m.x[0] + 2 * m.x[1], 4.0 * m.p))
+    else:
+        m.c1 = pyo.Constraint(expr=m.x[0] + coef * m.x[1] <= rhs)
+    m.c2 = pyo.Constraint(expr=3 * m.x[0] + m.x[1] <= 6)
+    m.objective = pyo.Objective(expr=-m.x[0] - m.x[1])
+    return m
+
+
+@pytest.mark.parametrize("place, in_place", [("rhs", True), ("ranged", True), ("coefficient", False),
+                                             ("var bound", False)])
+def test_highs_matrix_refreshes_row_bounds_in_place_and_recompiles_otherwise(place, in_place):
+    m = where_params_sit(place)
+    persistent = PersistentSolver(m, "highs_matrix")
+    persistent.solve()
+    for value in (1.5, 0.05, 2.0):
+        m.p = value
+        fresh = where_params_sit(place)
+        fresh.p = value
+        again = persistent.solve()
+        assert ("update" in again.timing) == in_place
+        assert again.objective == pytest.approx(solve(fresh, "appsi_highs").objective)
+
+
+def test_highs_matrix_recompiles_a_row_without_variables_that_a_param_moves():
+    m = where_params_sit("rhs")
+    m.guard = pyo.Constraint(expr=m.p <= 3.0)  # no variable: checked at compile time only
+    persistent = PersistentSolver(m, "highs_matrix")
+    persistent.solve()
+    m.p = 4.0
+    with pytest.raises(SolverError, match="guard has no variables and is violated"):
+        persistent.solve()
+
+
 def test_param_linear_forms_of_coefficients():
     m = pyo.ConcreteModel()
     m.p = pyo.Param(mutable=True, initialize=2.0)

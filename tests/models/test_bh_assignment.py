@@ -145,6 +145,24 @@ def test_new_centres_change_only_params():
 # ----------------------------------------------------------------------------- structure
 
 
+def test_full_program_is_resolved_in_place_on_highs_matrix():
+    # Row (3)'s right-hand sides are Params: new centres change them, and highs_matrix
+    # pushes them into its compiled matrices instead of recompiling the program.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    all_pairs = np.array([(i, j) for i in range(60) for j in range(i + 1, 60)])
+    pairs = all_pairs[rng.choice(len(all_pairs), size=40, replace=False)]
+    cons = Constraints(pairs, rng.choice(["ML", "CL"], size=40), n_samples=60)
+    problem = ClusteringProblem.create(X, 4, cons, require_closure=False)
+    program = BHAssignmentProgram(problem, solver="highs_matrix", decompose=False, mip_gap=0.0)
+    for step, centers in enumerate(rng.normal(size=(3, 4, 2))):
+        program.set_centers(centers)
+        result = program.solve()
+        fresh = BHAssignmentProgram(problem, centers=centers, decompose=False, mip_gap=0.0).solve()
+        assert result.objective == pytest.approx(fresh.objective, rel=1e-9)
+        assert ("update" in result.solves[-1].timing) == (step > 0)
+
+
 def test_uncontracted_model_has_the_rows_of_the_paper():
     X = np.arange(12, dtype=float).reshape(6, 2)
     cons = Constraints([(0, 1), (2, 3), (1, 4), (4, 5)], ["ML", "CL", "ML", "CL"],
@@ -363,7 +381,9 @@ def test_leaf_elimination_with_a_single_cluster(graph):
     # k = 1: a peeled unit has no label other than its parent's.
     rng = np.random.default_rng(7)
     X = rng.normal(size=(8, 2))
-    rows = [(i, j, kind, 1.0, False) for (i, j), kind in zip(GRAPHS[graph], ["ML", "CL"] * 3)]
+    edges = GRAPHS[graph]
+    kinds = (["ML", "CL"] * len(edges))[:len(edges)]
+    rows = [(i, j, kind, 1.0, False) for (i, j), kind in zip(edges, kinds, strict=True)]
     check_against_enumeration(X, rng.normal(size=(1, 2)), 1, rows, 0.5, None, None)
 
 
