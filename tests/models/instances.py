@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ccopt import ClusteringProblem
+from ccopt import ClusteringProblem, Constraints
 
 
 def blobs_with_noisy_constraints(seed: int, n: int = 24, k: int = 3, m: int = 6,
@@ -26,3 +26,14 @@ def blobs_with_noisy_constraints(seed: int, n: int = 24, k: int = 3, m: int = 6,
             together = not together
         (ml if together else cl).append((u, v))
     return ClusteringProblem.create(X, k, ml=ml, cl=cl, require_closure=False)
+
+
+def random_pairs_problem(rng: np.random.Generator, n: int, n_pairs: int, k: int) -> ClusteringProblem:
+    """``n`` standard normal points in 2-D and ``n_pairs`` distinct random pairs, each must-link
+    or cannot-link at random (soft, weight 1): a constraint graph with cycles once
+    ``n_pairs`` is near ``n``."""
+    X = rng.normal(size=(n, 2))
+    all_pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
+    pairs = all_pairs[rng.choice(len(all_pairs), size=n_pairs, replace=False)]
+    cons = Constraints(pairs, rng.choice(["ML", "CL"], size=n_pairs), n_samples=n)
+    return ClusteringProblem.create(X, k, cons, require_closure=False)

@@ -26,6 +26,7 @@ from ccopt.models.bh_assignment import (
 from ccopt.solvers import available_solvers, solve
 
 from .bh_brute import brute_force, make_problem, random_instance
+from .instances import random_pairs_problem
 
 
 def check_against_enumeration(X, centers, k, rows, penalty, min_size, max_size, **flags):
@@ -149,11 +150,7 @@ def test_full_program_is_resolved_in_place_on_highs_matrix():
     # Row (3)'s right-hand sides are Params: new centres change them, and highs_matrix
     # pushes them into its compiled matrices instead of recompiling the program.
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(60, 2))
-    all_pairs = np.array([(i, j) for i in range(60) for j in range(i + 1, 60)])
-    pairs = all_pairs[rng.choice(len(all_pairs), size=40, replace=False)]
-    cons = Constraints(pairs, rng.choice(["ML", "CL"], size=40), n_samples=60)
-    problem = ClusteringProblem.create(X, 4, cons, require_closure=False)
+    problem = random_pairs_problem(rng, 60, 40, 4)
     program = BHAssignmentProgram(problem, solver="highs_matrix", decompose=False, mip_gap=0.0)
     for step, centers in enumerate(rng.normal(size=(3, 4, 2))):
         program.set_centers(centers)

@@ -17,6 +17,7 @@ from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.solvers import available_solvers
 
 from .bh_brute import brute_force, make_problem, random_instance
+from .instances import random_pairs_problem
 
 FLAG_SETS = [
     {},
@@ -59,14 +60,20 @@ def restricted_enumeration(X, centers, k, rows, penalty, q, min_size=None, max_s
 
 
 @pytest.mark.parametrize("seed", range(16))
-def test_restricted_optimum_equals_enumeration(seed):
+@pytest.mark.parametrize("reduced", [False, True], ids=["appsi", "highs_matrix-reduced"])
+def test_restricted_optimum_equals_enumeration(seed, reduced, monkeypatch):
+    if reduced:
+        # highs_matrix hands HiGHS a MIP without its fixed columns (ccopt._reduction);
+        # forced here on every MIP, the restricted optimum must still be the enumerated one.
+        monkeypatch.setattr(solvers, "_REDUCE_FIXED_SHARE", 0.0)
+    solver = "highs_matrix" if reduced else "appsi_highs"
     X, centers, k, rows, penalty = soft_instance(seed)
     problem = make_problem(X, k, rows)
     for q in range(1, k):
         restricted, full = restricted_enumeration(X, centers, k, rows, penalty, q)
         for flags in FLAG_SETS:
             result = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
-                                         n_candidates=q, **flags).solve()
+                                         n_candidates=q, solver=solver, **flags).solve()
             if np.isfinite(restricted.min()):
                 assert result.restricted
                 assert result.objective == pytest.approx(restricted.min(), rel=1e-7, abs=1e-7)
@@ -75,23 +82,6 @@ def test_restricted_optimum_equals_enumeration(seed):
                 assert not result.restricted
                 assert result.objective == pytest.approx(full.min(), rel=1e-7, abs=1e-7)
             assert result.objective >= full.min() - 1e-7
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_restricted_optimum_through_the_reduced_matrix_equals_enumeration(seed, monkeypatch):
-    # highs_matrix hands HiGHS the program without its fixed columns (ccopt._reduction);
-    # forced here on every MIP, the restricted optimum must still be the enumerated one.
-    monkeypatch.setattr(solvers, "_REDUCE_FIXED_SHARE", 0.0)
-    X, centers, k, rows, penalty = soft_instance(seed)
-    problem = make_problem(X, k, rows)
-    for q in range(1, k):
-        restricted, full = restricted_enumeration(X, centers, k, rows, penalty, q)
-        for flags in FLAG_SETS:
-            result = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
-                                         n_candidates=q, solver="highs_matrix", **flags).solve()
-            best = restricted.min() if result.restricted else full.min()
-            assert result.restricted == bool(np.isfinite(restricted.min()))
-            assert result.objective == pytest.approx(best, rel=1e-7, abs=1e-7)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -127,12 +117,8 @@ def test_persistent_resolves_follow_the_candidates_of_new_centres(solver, decomp
     # One program re-solved for three sets of centres must fix and free the right
     # variables each time: it agrees with a fresh program built for each set.
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(24, 2))
-    all_pairs = np.array([(i, j) for i in range(24) for j in range(i + 1, 24)])
     # 40 pairs on 24 objects: the graph has cycles, so a MILP is left after leaf elimination.
-    pairs = all_pairs[rng.choice(len(all_pairs), size=40, replace=False)]
-    cons = Constraints(pairs, rng.choice(["ML", "CL"], size=40), n_samples=24)
-    problem = ClusteringProblem.create(X, 4, cons, require_closure=False)
+    problem = random_pairs_problem(rng, 24, 40, 4)
     centre_sets = [rng.normal(scale=1.5, size=(4, 2)) for _ in range(2)]
     flags = dict(penalty=0.3, mip_gap=0.0, n_candidates=2, solver=solver, decompose=decompose,
                  max_labellings=1)
