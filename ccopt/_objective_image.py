@@ -7,11 +7,12 @@ time went to walking and evaluating the objective, not to HiGHS). :class:`Object
 walks it once, at compile time, and keeps
 
 * the column of every term;
-* every coefficient (and the constant) written as ``c0 + sum_p a_p p`` over the mutable
-  Params it is linear in (a Param, ``-eta``, ``lam - gamma``, ``2 * p``, ``p / 4``, sums of
-  those), so a refresh is one bulk read of the Params and one sparse product;
-* the few coefficients of any other form (``M * p * w``: a product of two Params), which are
-  evaluated one by one.
+* every coefficient (and the constant) written as ``c0 + sum_m a_m m`` over monomials ``m``
+  of the mutable Params (a Param, ``-eta``, ``lam - gamma``, ``2 * p``, ``p / 4``, BH-kmeans'
+  ``M * p * w``, sums and small products of those), so a refresh is one bulk read of the
+  Params, one product per monomial and one sparse product;
+* the few coefficients of any other form (a division by a Param, a function of one), which
+  are evaluated one by one.
 """
 
 from __future__ import annotations
@@ -48,34 +49,49 @@ class ObjectiveImage:
         self.positions = np.asarray(positions, dtype=np.int64)
         self._params: list = []
         self._param_index: dict[int, int] = {}
-        forms = [_linear_in_params(c) for c in coefficients]
+        self._monomials: list[tuple[int, ...]] = []
+        self._monomial_index: dict[tuple, int] = {}
+        forms = [_param_form(c) for c in coefficients]
         self._generic_at = np.array([i for i, form in enumerate(forms) if form is None], dtype=np.int64)
         self._generic = [coefficients[i] for i in self._generic_at.tolist()]
         self._base, weights = self._stack([form or (0.0, {}) for form in forms])
-        constant_forms = [_linear_in_params(c) for c in constants]
+        constant_forms = [_param_form(c) for c in constants]
         self._constant_generic = [c for c, form in zip(constants, constant_forms, strict=True) if form is None]
         constant_base, constant_weights = self._stack([_summed([f for f in constant_forms if f is not None])])
         self._constant_base = float(constant_base[0])
-        # Shaped once every Param is registered.
+        # Shaped once every monomial is registered.
         self._weights, self._constant_weights = (
-            sp.csr_array((data, (rows, cols)), shape=(n_rows, len(self._params)))
+            sp.csr_array((data, (rows, cols)), shape=(n_rows, len(self._monomials)))
             for rows, cols, data, n_rows in (weights, constant_weights))
+        # Each monomial's Params, padded with a slot that reads 1.
+        degree = max((len(m) for m in self._monomials), default=1)
+        one = len(self._params)
+        self._monomial_table = np.array([m + (one,) * (degree - len(m)) for m in self._monomials],
+                                        dtype=np.int64).reshape(len(self._monomials), degree)
 
     def _stack(self, forms) -> tuple[np.ndarray, tuple]:
-        """Constant parts, and the (row, Param, weight) entries of the forms; registers Params."""
+        """Constant parts, and the (row, monomial, weight) entries of the forms; registers
+        the Params and monomials met."""
         rows, cols, weights = [], [], []
         for row, (_, terms) in enumerate(forms):
-            for key, (param, weight) in terms.items():
-                index = self._param_index.get(key)
+            for key, (params, weight) in terms.items():
+                index = self._monomial_index.get(key)
                 if index is None:
-                    index = self._param_index[key] = len(self._params)
-                    self._params.append(param)
+                    index = self._monomial_index[key] = len(self._monomials)
+                    self._monomials.append(tuple(self._register(param) for param in params))
                 rows.append(row)
                 cols.append(index)
                 weights.append(weight)
         base = np.array([form[0] for form in forms], dtype=np.float64)
         return base, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                       np.asarray(weights, dtype=np.float64), len(forms))
+
+    def _register(self, param) -> int:
+        index = self._param_index.get(id(param))
+        if index is None:
+            index = self._param_index[id(param)] = len(self._params)
+            self._params.append(param)
+        return index
 
     @classmethod
     def of(cls, expr, column) -> ObjectiveImage | None:
@@ -91,13 +107,14 @@ class ObjectiveImage:
 
     def evaluate(self, n_cols: int) -> tuple[np.ndarray, float]:
         """Cost per column (``n_cols`` of them) and the constant, at the current Param values."""
-        values = read_values(self._params) if self._params else np.zeros(0)
-        coef = self._base + self._weights @ values
+        values = np.append(read_values(self._params) if self._params else np.zeros(0), 1.0)
+        monomials = values[self._monomial_table].prod(axis=1)
+        coef = self._base + self._weights @ monomials
         if self._generic:
             coef[self._generic_at] = np.fromiter((pyo.value(e) for e in self._generic), dtype=np.float64,
                                                  count=len(self._generic))
         cost = np.bincount(self.positions, weights=coef, minlength=n_cols).astype(np.float64)
-        offset = (self._constant_base + float((self._constant_weights @ values)[0])
+        offset = (self._constant_base + float((self._constant_weights @ monomials)[0])
                   + sum(pyo.value(c) for c in self._constant_generic))
         return cost, float(offset)
 
@@ -126,10 +143,18 @@ def _collect(expr, column, positions: list, coefficients: list, constants: list)
     return True
 
 
-def _linear_in_params(expr) -> tuple[float, dict] | None:
-    """``expr`` (variable-free) as ``(c0, {id(p): (p, a_p)})`` with ``expr = c0 + sum a_p p``.
+# A product of two forms multiplies out their terms; beyond these sizes the coefficient is
+# evaluated as it is instead.
+_MAX_PRODUCT_TERMS = 64
+_MAX_DEGREE = 4
 
-    None when ``expr`` is not linear in its mutable Params (a product of two of them).
+
+def _param_form(expr) -> tuple[float, dict] | None:
+    """``expr`` (variable-free) as ``(c0, {key: (params, a)})``: ``c0`` plus ``a`` times the
+    product of ``params`` for each monomial (``key``: the sorted ids of its Params).
+
+    None when ``expr`` is not such a polynomial of modest size in its mutable Params (a
+    division by a Param, a function of one).
     """
     kind = type(expr)
     if kind in NATIVE_NUMBERS:
@@ -137,24 +162,18 @@ def _linear_in_params(expr) -> tuple[float, dict] | None:
     if kind in PARAM_TYPES:
         if expr.is_constant():  # an immutable scalar Param
             return float(pyo.value(expr)), {}
-        return 0.0, {id(expr): (expr, 1.0)}
+        return 0.0, {(id(expr),): ((expr,), 1.0)}
     if isinstance(expr, NegationExpression):
-        inner = _linear_in_params(expr.args[0])
+        inner = _param_form(expr.args[0])
         return None if inner is None else _scaled(inner, -1.0)
     if isinstance(expr, SumExpression):
-        parts = [_linear_in_params(arg) for arg in expr.args]
+        parts = [_param_form(arg) for arg in expr.args]
         return None if any(part is None for part in parts) else _summed(parts)
     if isinstance(expr, ProductExpression):
-        left, right = (_linear_in_params(arg) for arg in expr.args)
-        if left is None or right is None:
-            return None
-        if not left[1]:
-            return _scaled(right, left[0])
-        if not right[1]:
-            return _scaled(left, right[0])
-        return None
+        left, right = (_param_form(arg) for arg in expr.args)
+        return None if left is None or right is None else _product(left, right)
     if isinstance(expr, DivisionExpression):
-        numerator, denominator = (_linear_in_params(arg) for arg in expr.args)
+        numerator, denominator = (_param_form(arg) for arg in expr.args)
         if numerator is None or denominator is None or denominator[1] or denominator[0] == 0:
             return None
         return _scaled(numerator, 1.0 / denominator[0])
@@ -163,13 +182,31 @@ def _linear_in_params(expr) -> tuple[float, dict] | None:
 
 def _scaled(form: tuple[float, dict], factor: float) -> tuple[float, dict]:
     constant, terms = form
-    return constant * factor, {key: (param, weight * factor) for key, (param, weight) in terms.items()}
+    return constant * factor, {key: (params, weight * factor) for key, (params, weight) in terms.items()}
 
 
 def _summed(forms) -> tuple[float, dict]:
     total, terms = 0.0, {}
     for constant, parts in forms:
         total += constant
-        for key, (param, weight) in parts.items():
-            terms[key] = (param, terms.get(key, (param, 0.0))[1] + weight)
-    return total, terms
+        for key, (params, weight) in parts.items():
+            terms[key] = (params, terms.get(key, (params, 0.0))[1] + weight)
+    return total, {key: term for key, term in terms.items() if term[1] != 0.0}
+
+
+def _product(left: tuple[float, dict], right: tuple[float, dict]) -> tuple[float, dict] | None:
+    (c1, terms1), (c2, terms2) = left, right
+    if not terms1:
+        return _scaled(right, c1)
+    if not terms2:
+        return _scaled(left, c2)
+    if len(terms1) * len(terms2) > _MAX_PRODUCT_TERMS:
+        return None
+    parts = [(c1 * c2, {}), _scaled((0.0, terms1), c2), _scaled((0.0, terms2), c1)]
+    for params1, w1 in terms1.values():
+        for params2, w2 in terms2.values():
+            params = tuple(sorted(params1 + params2, key=id))
+            if len(params) > _MAX_DEGREE:
+                return None
+            parts.append((0.0, {tuple(id(p) for p in params): (params, w1 * w2)}))
+    return _summed(parts)

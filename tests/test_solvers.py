@@ -10,7 +10,7 @@ import pytest
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt import ClusteringProblem
-from ccopt._objective_image import _linear_in_params
+from ccopt._objective_image import _param_form
 from ccopt._params import read_values, write_values
 from ccopt.exceptions import (
     InvalidDataError,
@@ -362,7 +362,7 @@ def test_highs_matrix_recompiles_a_row_without_variables_that_a_param_moves():
         persistent.solve()
 
 
-def test_param_linear_forms_of_coefficients():
+def test_param_forms_of_coefficients():
     m = pyo.ConcreteModel()
     m.p = pyo.Param(mutable=True, initialize=2.0)
     m.q = pyo.Param(mutable=True, initialize=5.0)
@@ -370,16 +370,21 @@ def test_param_linear_forms_of_coefficients():
     cases = {"-p": (-m.p, 0.0, {"p": -1.0}), "p - q": (m.p - m.q, 0.0, {"p": 1.0, "q": -1.0}),
              "2p/4 + 1": (2 * m.p / 4 + 1, 1.0, {"p": 0.5}),
              "1.5 (p + q) + fixed": (1.5 * (m.p + m.q) + m.fixed, 7.0, {"p": 1.5, "q": 1.5}),
-             "p alone": (m.p, 0.0, {"p": 1.0}), "a number": (3, 3.0, {})}
+             "p alone": (m.p, 0.0, {"p": 1.0}), "a number": (3, 3.0, {}),
+             "p q 3 (BH's M p w)": (m.p * m.q * 3.0, 0.0, {"p*q": 3.0}),
+             "(p + 1)(q - 2)": ((m.p + 1) * (m.q - 2), -2.0, {"p*q": 1.0, "p": -2.0, "q": 1.0}),
+             "p p": (m.p * m.p, 0.0, {"p*p": 1.0})}
     for name, (expr, constant, weights) in cases.items():
-        got_constant, terms = _linear_in_params(expr)
+        got_constant, terms = _param_form(expr)
         assert got_constant == pytest.approx(constant), name
-        assert {param.local_name: weight for param, weight in terms.values()} == pytest.approx(weights), name
+        named = {"*".join(sorted(p.local_name for p in params)): weight for params, weight in terms.values()}
+        assert named == pytest.approx(weights), name
         # The form reproduces the expression's value.
-        value = got_constant + sum(weight * pyo.value(param) for param, weight in terms.values())
+        value = got_constant + sum(weight * np.prod([pyo.value(p) for p in params])
+                                   for params, weight in terms.values())
         assert value == pytest.approx(pyo.value(expr)), name
-    assert _linear_in_params(m.p * m.q) is None
-    assert _linear_in_params(m.p / m.q) is None
+    assert _param_form(m.p / m.q) is None
+    assert _param_form(pyo.exp(m.p)) is None
 
 
 def test_bulk_param_writes_and_reads_agree_with_pyomo():
