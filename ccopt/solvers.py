@@ -728,6 +728,11 @@ def _is_number(bound) -> bool:
     return next(iter(identify_mutable_parameters(bound)), None) is None
 
 
+def _row_bounds(lb: float | None, ub: float | None, constant: float) -> tuple[float, float]:
+    """HiGHS's bounds of ``lb <= body <= ub`` once the body's constant moves to the sides."""
+    return (-np.inf if lb is None else lb - constant), (np.inf if ub is None else ub - constant)
+
+
 def _bound_value(bound) -> float | None:
     if bound is None or type(bound) in _NATIVE_NUMBERS:
         return bound
@@ -789,8 +794,9 @@ class _CompiledModel:
                 column = column_of.get(id(var))
                 cols.append(self._column(var) if column is None else column)
                 values.append(coef)
-            lower.append(-np.inf if lb is None else lb - constant)
-            upper.append(np.inf if ub is None else ub - constant)
+            row_lower, row_upper = _row_bounds(lb, ub, constant)
+            lower.append(row_lower)
+            upper.append(row_upper)
         n_cols = len(self.columns)
         # Columns met only in constraints have no cost yet.
         cost = np.concatenate([cost, np.zeros(n_cols - cost.shape[0])])
@@ -846,11 +852,9 @@ class _CompiledModel:
         self.solver.set_costs(cost, offset=offset)
         if self._varying_rows:
             positions = np.array([row[0] for row in self._varying_rows], dtype=np.int64)
-            bounds = [(_bound_value(lb), _bound_value(ub), constant)
-                      for _, lb, ub, constant in self._varying_rows]
-            lower = np.array([-np.inf if lb is None else lb - c for lb, _, c in bounds])
-            upper = np.array([np.inf if ub is None else ub - c for _, ub, c in bounds])
-            self.solver.set_row_bounds(positions, lower, upper)
+            bounds = np.array([_row_bounds(_bound_value(lb), _bound_value(ub), constant)
+                               for _, lb, ub, constant in self._varying_rows])
+            self.solver.set_row_bounds(positions, bounds[:, 0], bounds[:, 1])
         return True
 
     def refresh_bounds(self, variables=None) -> None:

@@ -664,11 +664,11 @@ class _Decomposition:
             # For the parent's label j the unit takes j itself, or its cheapest label other
             # than j: its cheapest label unless that is j, then its second cheapest.
             order = np.argsort(own, axis=1, kind="stable")
-            first, second = order[:, :1], order[:, 1:2] if k > 1 else order[:, :1]
-            other = np.where(labels == first, second, first)
-            other_cost = np.take_along_axis(own, other, axis=1) + apart[level][:, None]
-            if k == 1:
-                other_cost[:] = np.inf
+            if k > 1:
+                other = np.where(labels == order[:, :1], order[:, 1:2], order[:, :1])
+                other_cost = np.take_along_axis(own, other, axis=1) + apart[level][:, None]
+            else:  # one cluster: there is no other label
+                other, other_cost = order, np.full_like(own, np.inf)
             same_cost = own + together[level][:, None]
             # Ties go to the smaller label, as an argmin over all labels would.
             stay = (same_cost < other_cost) | ((same_cost == other_cost) & (labels <= other))
