@@ -66,6 +66,7 @@ from ccopt.generators import (
     make_gaussian_clusters,
 )
 from ccopt.metrics import adjusted_rand_score, wcss
+from ccopt.models.bh_assignment import BH_DEFAULT_SOLVER
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_kmeans.md"
@@ -319,9 +320,10 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
         by.setdefault((r["dataset"], r["size"]), []).append(r)
     sizes = [s for s in SIZES if any(key[1] == s for key in by)]
     lines = ["# BH-kmeans — Tables 2-5 of Baumann and Hochbaum (2022)", ""]
+    routes = ", ".join(f"`{name}`" for name in sorted({r["solver"] for r in rows})) or "-"
     lines += [
         "BHKMeans (p = 1, k-means++ start, one start per seed, HiGHS through Pyomo "
-        "(`appsi_highs`), solver defaults: relative MIP gap 1e-4) on the 25 data sets of the "
+        f"({routes}), solver defaults: relative MIP gap 1e-4) on the 25 data sets of the "
         "paper, features standardised (see the benchmark's docstring: the paper's k-means "
         "column is only matched on standardised data). Constraint sets: the published BH-kmeans "
         "sets for Iris and Wine; **regenerated** sets (same size and protocol, seed 24, uniformly "
@@ -329,9 +331,8 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
         "here. Paper columns: BH-kmeans with Gurobi 9.5 (\"paper\") and DILS.",
         "",
         f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, 2 cores. Timings were taken on a loaded, shared 2-core machine "
-        "(several other agents' benchmarks were running; load average about 5-10), so they are "
-        "inflated by an unknown factor: compare them within this report only.",
+        f"numpy {np.__version__}, 2 cores. Timings depend on the machine's load (its speed varies "
+        "by up to 40 % between runs): compare them within this report only.",
         "",
         f"Command: `{command}`",
         "",
@@ -488,7 +489,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=list(SIZES))
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
     parser.add_argument("--penalty", type=float, default=1.0)
-    parser.add_argument("--solver", default="appsi_highs")
+    parser.add_argument("--solver", default=BH_DEFAULT_SOLVER)
     parser.add_argument("--time-limit", type=float, default=1800.0)
     parser.add_argument("--solve-time-limit", type=float, default=200.0)
     parser.add_argument("--letter", action="store_true", help="also run Letter with a 1%% set")

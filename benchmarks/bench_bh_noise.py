@@ -80,7 +80,8 @@ def run(args, csv_path: Path) -> None:
                 for seed in args.seeds:
                     if (name, q, p, seed) in done:
                         continue
-                    est = BHKMeans(k, penalty=p, time_limit=600, solve_time_limit=200, random_state=seed)
+                    est = BHKMeans(k, penalty=p, solver=args.solver, time_limit=600, solve_time_limit=200,
+                                   random_state=seed)
                     start = time.perf_counter()
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -238,6 +239,8 @@ def main(argv=None) -> int:
     parser.add_argument("--noise", type=lambda s: [float(x) for x in s.split(",")], default=list(NOISE))
     parser.add_argument("--penalties", type=lambda s: [float(x) for x in s.split(",")], default=list(PENALTIES))
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
+    parser.add_argument("--solver", default="appsi_highs",
+                        help="the stored runs' route (BHKMeans' own default is highs_matrix)")
     parser.add_argument("--quick", action="store_true", help="two data sets, three noise levels, four p")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")

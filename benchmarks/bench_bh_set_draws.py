@@ -165,7 +165,8 @@ def main(argv=None) -> int:
     parser.add_argument("--draws", type=lambda s: [int(x) for x in s.split(",")], default=[25, 26, 27])
     parser.add_argument("--datasets", type=lambda s: [x for x in s.split(",") if x], default=None)
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
-    parser.add_argument("--solver", default="appsi_highs")
+    parser.add_argument("--solver", default="appsi_highs",
+                        help="the stored runs' route (BHKMeans' own default is highs_matrix)")
     parser.add_argument("--time-limit", type=float, default=1800.0)
     parser.add_argument("--solve-time-limit", type=float, default=20.0)
     parser.add_argument("--table", type=Path, default=HERE / "results" / "bh_kmeans.csv")

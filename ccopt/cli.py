@@ -210,14 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--algorithm", choices=tuple(ALGORITHMS), required=True, help="the algorithm")
     cluster.add_argument("--max-iter", type=_positive_int, help="iterations (algorithm default if omitted)")
     cluster.add_argument("--n-init", type=_positive_int, help="restarts (algorithm default if omitted)")
-    cluster.add_argument("--solver", help="Pyomo solver (bh-kmeans; default appsi_highs)")
+    cluster.add_argument("--solver", help="solver (bh-kmeans; default highs_matrix, or any Pyomo solver name)")
     cluster.add_argument("--penalty", type=_float, help="penalty p of a violated constraint (bh-kmeans)")
     cluster.add_argument("--solve-time-limit", type=_positive_float, metavar="S",
                          help="seconds per assignment solve (bh-kmeans; the paper used 200)")
     cluster.add_argument("--candidates", dest="n_candidates", type=_positive_int, metavar="Q",
                          help="let each constrained object go only to its Q nearest centres "
-                              "(bh-kmeans; PCCC's heuristic, faster for many clusters, fastest "
-                              "with --solver highs_matrix)")
+                              "(bh-kmeans; PCCC's heuristic, faster for many clusters)")
     cluster.add_argument("--min-size", type=_nonnegative_int, help="minimum cluster size (bh-kmeans)")
     cluster.add_argument("--max-size", type=_positive_int, help="maximum cluster size (bh-kmeans)")
     cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...", help="target cluster sizes (pcs, kmeans-s)")

@@ -16,7 +16,7 @@ name                 interface                                    install
 ``highs_matrix``     the model compiled to sparse matrices and    ``pip install highspy``
                      passed to highspy in one call (linear
                      models only; the fast hand-off for large
-                     LPs, see below)
+                     LPs, see below; BH-kmeans' default)
 ``scip_direct``      ``pyomo.contrib.solver`` SCIP (also MINLP)   ``pip install pyscipopt``
 ``scip_persistent``  persistent SCIP                              ``pip install pyscipopt``
 ``scip``             alias of ``scip_direct`` when no ``scip``    ``pip install pyscipopt``

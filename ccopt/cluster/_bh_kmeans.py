@@ -54,7 +54,7 @@ from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp
 from ccopt.cluster._kmeans import _check_init
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError, SolverError
-from ccopt.models.bh_assignment import BHAssignmentProgram
+from ccopt.models.bh_assignment import BH_DEFAULT_SOLVER, BHAssignmentProgram
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import check_solver
 from ccopt.status import Status
@@ -102,10 +102,10 @@ class BHKMeans(ConstrainedClusterer):
         The paper's ``p``: a violated constraint of weight ``w`` costs ``M p w`` with ``M``
         the largest object-centre distance. 1.0 for noise-free constraints, 0.18-0.20 when
         the constraints may be noisy (paper, Sec. 5).
-    solver : str, default="appsi_highs"
-        Pyomo solver name (``appsi_highs``, ``highs``, ``cbc``, ``glpk``, ``scip_direct``,
-        ``gurobi``, ...), or ``highs_matrix`` (the Pyomo model handed to HiGHS as matrices,
-        :mod:`ccopt.solvers`; its re-solves are the fastest on large programs).
+    solver : str, default="highs_matrix"
+        HiGHS through ccopt's matrix hand-off (``highs_matrix``, :mod:`ccopt.solvers`: the
+        same labels as ``appsi_highs``, faster re-solves), or any Pyomo solver name
+        (``appsi_highs``, ``highs``, ``cbc``, ``glpk``, ``scip_direct``, ``gurobi``, ...).
     time_limit : float or None, default=None
         Overall seconds; the best labelling so far is returned when it expires (status
         ``time_limit``). The paper used 1,800 s.
@@ -138,9 +138,9 @@ class BHKMeans(ConstrainedClusterer):
         ``n_candidates`` nearest centres in every assignment step, as PCCC (the authors'
         successor algorithm, its ``n_neighbors``) does; must-linked objects share the
         nearest centres of their group. The programs get smaller and faster (Letter, 20,000
-        objects, k = 26, 5 candidates: about 2 s per step with ``solver="highs_matrix"``,
-        which hands HiGHS the program without the excluded variables, and 13 s with APPSI,
-        instead of about 70 s), but an assignment step is then optimal only
+        objects, k = 26, 5 candidates: about 2 s per step with the default ``highs_matrix``,
+        which hands HiGHS the program without the excluded variables, and 13 s with
+        ``appsi_highs``, instead of about 70 s), but an assignment step is then optimal only
         among those centres; a step whose
         restriction admits no assignment solves P in full. None (or ``>= n_clusters``): the
         paper's exact assignment step.
@@ -191,7 +191,7 @@ class BHKMeans(ConstrainedClusterer):
     0
     """
 
-    def __init__(self, n_clusters, *, penalty=1.0, solver="appsi_highs", time_limit=None,
+    def __init__(self, n_clusters, *, penalty=1.0, solver=BH_DEFAULT_SOLVER, time_limit=None,
                  solve_time_limit=None, max_iter=100, n_init=1, init="k-means++",
                  random_state=None, min_size=None, max_size=None, mip_gap=None, threads=None,
                  solver_options=None, decompose=True, n_candidates=None, progress=False,

@@ -150,12 +150,12 @@ def test_returned_labels_are_the_best_step_and_objective_is_ofv():
 
 
 @pytest.mark.solver
-@pytest.mark.parametrize("solver", [s for s in ("glpk", "cbc", "scip_direct")
-                                    if s in available_solvers((s,))][:2] or
-                         [pytest.param("glpk", marks=pytest.mark.skip("no second solver"))])
+@pytest.mark.parametrize("solver", ["appsi_highs", *[s for s in ("glpk", "cbc", "scip_direct")
+                                                      if s in available_solvers((s,))][:2]])
 def test_solver_swap_gives_the_same_result(solver):
     X, cons = feasible_hard_instance(7)
     ref = BHKMeans(3, penalty=0.3, random_state=3, mip_gap=0.0, decompose=False).fit(X, constraints=cons)
+    assert ref.solver == "highs_matrix"
     other = BHKMeans(3, penalty=0.3, random_state=3, mip_gap=0.0, decompose=False,
                      solver=solver).fit(X, constraints=cons)
     np.testing.assert_array_equal(other.labels_, ref.labels_)
