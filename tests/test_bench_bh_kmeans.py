@@ -38,7 +38,7 @@ def test_letter_with_candidates_keeps_one_record_per_setting(benchmark_script, t
     monkeypatch.setattr(bench, "REPORT", tmp_path / "bh_kmeans.md")
     out = tmp_path / "results"
     base = ["--no-tables", "--letter-candidates", "2", "--out-dir", str(out)]
-    for extra in ([], [], ["--solver", "highs_matrix"]):
+    for extra in ([], [], ["--solver", "appsi_highs"]):
         assert bench.main(base + extra) == 0
     records = json.loads((out / "bh_kmeans_letter_candidates.json").read_text())
     assert sorted((r["n_candidates"], r["solver"]) for r in records) == [
