@@ -66,7 +66,7 @@ from ccopt.generators import (
     make_gaussian_clusters,
 )
 from ccopt.metrics import adjusted_rand_score, wcss
-from ccopt.models.bh_assignment import BH_DEFAULT_SOLVER
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_kmeans.md"
@@ -489,7 +489,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=list(SIZES))
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
     parser.add_argument("--penalty", type=float, default=1.0)
-    parser.add_argument("--solver", default=BH_DEFAULT_SOLVER)
+    parser.add_argument("--solver", default=DEFAULT_RESOLVE_SOLVER)
     parser.add_argument("--time-limit", type=float, default=1800.0)
     parser.add_argument("--solve-time-limit", type=float, default=200.0)
     parser.add_argument("--letter", action="store_true", help="also run Letter with a 1%% set")

@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--criterion", choices=("kmedoids", "mssc"),
                        help="clustering criterion (default kmedoids)")
     score.add_argument("--method", help="lower-bounding method (see below; default: the criterion's)")
-    score.add_argument("--solver", help="Pyomo solver for the lp/exact/lp-dual methods (default appsi_highs)")
+    score.add_argument("--solver", help="solver for the lp/exact/lp-dual methods (default highs_matrix, or any Pyomo solver name)")
     score.add_argument("--max-iter", type=_positive_int, help="subgradient iterations")
     score.add_argument("--epsilon", type=_float, help="epsilon of the pairwise rows, in ]0,1[")
     score.add_argument("--tau", type=_float,

@@ -54,9 +54,9 @@ from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp
 from ccopt.cluster._kmeans import _check_init
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError, SolverError
-from ccopt.models.bh_assignment import BH_DEFAULT_SOLVER, BHAssignmentProgram
+from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import check_solver
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, check_solver
 from ccopt.status import Status
 
 __all__ = ["BHKMeans", "bh_kmeans"]
@@ -191,7 +191,7 @@ class BHKMeans(ConstrainedClusterer):
     0
     """
 
-    def __init__(self, n_clusters, *, penalty=1.0, solver=BH_DEFAULT_SOLVER, time_limit=None,
+    def __init__(self, n_clusters, *, penalty=1.0, solver=DEFAULT_RESOLVE_SOLVER, time_limit=None,
                  solve_time_limit=None, max_iter=100, n_init=1, init="k-means++",
                  random_state=None, min_size=None, max_size=None, mip_gap=None, threads=None,
                  solver_options=None, decompose=True, n_candidates=None, progress=False,

@@ -178,7 +178,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Stop when the best lower bound has not improved for this many iterations.
     solver : str, optional
         Pyomo solver for the "lp", "exact" and "lp-dual" methods (default
-        ``ccopt.solvers.DEFAULT_SOLVER``, HiGHS); the other methods need no solver.
+        ``ccopt.solvers.DEFAULT_RESOLVE_SOLVER``, HiGHS through ``highs_matrix``); the other
+        methods need no solver.
     random_state : int, Generator or None
         Seeds the starting clustering and the repair routine.
     progress : bool, default=True

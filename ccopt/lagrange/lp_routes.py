@@ -62,12 +62,11 @@ class KMedoidsModelOracle:
     def __init__(self, problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
                  integer: bool, solver: str | None, deadline: Deadline):
         from ccopt.models import build_lagrangian_model
-        from ccopt.solvers import PersistentSolver
+        from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, PersistentSolver
 
         self.model = build_lagrangian_model(problem, base="kmedoids", epsilon=operator.epsilon,
                                             relax=not integer, distances=distances)
-        # The matrix hand-off re-solves (10) about 3x faster than APPSI (PYOMO-HIGHS-NOTES.md).
-        self.solver = PersistentSolver(self.model, solver or "highs_matrix")
+        self.solver = PersistentSolver(self.model, solver or DEFAULT_RESOLVE_SOLVER)
         self.op = operator
         self.integer = integer
         self.n_clusters = problem.n_clusters
@@ -127,9 +126,10 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
         The LP was not solved to optimality (for instance, out of time).
     """
     from ccopt.models import solve_lp_duals
+    from ccopt.solvers import DEFAULT_RESOLVE_SOLVER
 
     start = time.perf_counter()
-    lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or "highs_matrix",
+    lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
                         distances=distances, time_limit=_positive(deadline.remaining()))
     duals = lp.duals
     mult = Multipliers(np.array(duals.eta), np.array(duals.lam), np.array(duals.gamma))

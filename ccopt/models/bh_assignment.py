@@ -142,11 +142,10 @@ from ccopt.models._bh_search import (
     symmetric_weights,
 )
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import PersistentSolver, SolveResult, SolverOptions
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, PersistentSolver, SolveResult, SolverOptions
 from ccopt.status import Status
 
 __all__ = [
-    "BH_DEFAULT_SOLVER",
     "BHAssignmentPlan",
     "BHAssignmentProgram",
     "BHAssignmentResult",
@@ -156,12 +155,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: BH-kmeans' solver unless told otherwise. P is linear and its Params sit only in the costs and
-#: row (3)'s right-hand sides, which ``highs_matrix`` refreshes in place; with the same HiGHS
-#: underneath it gave the same labels as ``appsi_highs`` on 28 table runs, 1.2-3x faster on the
-#: small ones, and on Letter with ``n_candidates=5`` 63 s against 356 s (BENCHMARKS.md).
-BH_DEFAULT_SOLVER = "highs_matrix"
 
 
 def euclidean_distances(X, centers) -> np.ndarray:
@@ -812,7 +805,7 @@ class BHAssignmentProgram:
     max_labellings : int, default=10000
         Components with at most this many labellings (``k^s``) are enumerated.
     solver : str, default="highs_matrix"
-        Any Pyomo solver name (see :mod:`ccopt.solvers`); :data:`BH_DEFAULT_SOLVER` by default.
+        Any Pyomo solver name, or ccopt's ``highs_matrix`` (:mod:`ccopt.solvers`).
     mip_gap : float, optional
         Relative MIP gap (solver default when None; HiGHS: 1e-4).
     threads : int, optional
@@ -859,7 +852,7 @@ class BHAssignmentProgram:
 
     def __init__(self, problem: ClusteringProblem, *, penalty: float = 1.0, centers=None,
                  contract: bool = True, eliminate_free: bool = True, decompose: bool = True,
-                 max_labellings: int = 10_000, solver: str = BH_DEFAULT_SOLVER,
+                 max_labellings: int = 10_000, solver: str = DEFAULT_RESOLVE_SOLVER,
                  mip_gap: float | None = None, threads: int | None = None, tee: bool = False,
                  solver_options: dict | None = None, n_candidates: int | None = None):
         self.problem = problem

@@ -32,7 +32,7 @@ from ccopt.exceptions import InvalidParameterError, SolverError
 from ccopt.models._common import assignment_matrix, assignment_var
 from ccopt.models.kmedoids import build_kmedoids_model
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import SolveResult, solve
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, SolveResult, solve
 from ccopt.status import Status
 
 __all__ = ["LPDuals", "PairwiseDuals", "read_pairwise_duals", "solve_lp_duals"]
@@ -181,7 +181,7 @@ class LPDuals:
         return self.duals.scores
 
 
-def solve_lp_duals(problem: ClusteringProblem, *, epsilon: float = 0.5, solver: str = "highs_matrix",
+def solve_lp_duals(problem: ClusteringProblem, *, epsilon: float = 0.5, solver: str = DEFAULT_RESOLVE_SOLVER,
                    distances=None, time_limit: float | None = None) -> LPDuals:
     """Solve the k-medoids LP relaxation with the epsilon rows once and read its row duals.
 
