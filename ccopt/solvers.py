@@ -82,6 +82,7 @@ from ccopt.status import Status
 __all__ = [
     "DEFAULT_RESOLVE_SOLVER",
     "DEFAULT_SOLVER",
+    "MATRIX_SOLVER",
     "HighsMatrixSolver",
     "PersistentSolver",
     "SolveResult",
@@ -92,13 +93,14 @@ __all__ = [
 ]
 
 DEFAULT_SOLVER = "appsi_highs"
-_MATRIX = "highs_matrix"
+#: ccopt's own interface: a linear model handed to highspy as matrices.
+MATRIX_SOLVER = "highs_matrix"
 #: Default of ccopt's loops that re-solve one linear model with new Params many times (the
 #: impact score's LP routes, BH-kmeans' program P): the same HiGHS, with costs and right-hand
 #: sides refreshed in place. Measured: Lagrangian re-solve 0.155 s against APPSI's 0.86 s
 #: (n = 150); BH-kmeans the same labels as ``appsi_highs`` on 28 table runs, 1.2-3x faster on
 #: the small ones, Letter with ``n_candidates=5`` 63 s against 356 s (BENCHMARKS.md).
-DEFAULT_RESOLVE_SOLVER = _MATRIX
+DEFAULT_RESOLVE_SOLVER = MATRIX_SOLVER
 # bounds_changed() without a list: every variable may have new bounds.
 _EVERY_VARIABLE = object()
 
@@ -109,7 +111,7 @@ _HIGHS_NAMES = {"appsi_highs", "highs"}
 _INSTALL_HINTS = {
     "appsi_highs": "pip install highspy",
     "highs": "pip install highspy",
-    _MATRIX: "pip install highspy",
+    MATRIX_SOLVER: "pip install highspy",
     "scip_direct": "pip install pyscipopt   (or: pip install 'ccopt[scip]')",
     "scip_persistent": "pip install pyscipopt   (or: pip install 'ccopt[scip]')",
     "scip": "pip install pyscipopt   (or: pip install 'ccopt[scip]')",
@@ -232,7 +234,7 @@ def _highspy():
         import highspy
     except ImportError as exc:
         raise SolverNotAvailableError(
-            f"Solver {_MATRIX!r} needs the highspy package. Install it with: pip install highspy."
+            f"Solver {MATRIX_SOLVER!r} needs the highspy package. Install it with: pip install highspy."
         ) from exc
     return highspy
 
@@ -248,7 +250,7 @@ def _factory(name: str):
     """Create the Pyomo solver object, or raise SolverNotAvailableError saying what to install."""
     hint = _INSTALL_HINTS.get(name)
     how = f" Install it with: {hint}." if hint else ""
-    if name == _MATRIX:
+    if name == MATRIX_SOLVER:
         return _highspy()
     if name in _NEW_API:
         opt = NewSolverFactory(name)
@@ -287,7 +289,7 @@ def check_solver(solver: str = DEFAULT_SOLVER) -> str:
     return name
 
 
-def available_solvers(candidates=("appsi_highs", "highs", _MATRIX, "scip_direct", "cbc", "glpk",
+def available_solvers(candidates=("appsi_highs", "highs", MATRIX_SOLVER, "scip_direct", "cbc", "glpk",
                                   "gurobi", "cplex")) -> list[str]:
     """The names among ``candidates`` that can run on this machine."""
     found = []
@@ -430,7 +432,7 @@ class HighsMatrixSolver:
 
     def __init__(self, cost, A, row_lower, row_upper, col_lower, col_upper, *, integrality=None,
                  offset: float = 0.0, maximize: bool = False, options: SolverOptions | None = None,
-                 name: str = _MATRIX):
+                 name: str = MATRIX_SOLVER):
         _highspy()  # raises SolverNotAvailableError first
         matrix = sp.csc_array(A, dtype=np.float64)
         matrix.sort_indices()
@@ -765,9 +767,10 @@ class _CompiledModel:
         started = time.perf_counter()
         objective = _active_objective(model)
         if objective is None:
-            raise SolverError(f"Solver {_MATRIX!r} needs exactly one active objective.")
+            raise SolverError(f"Solver {MATRIX_SOLVER!r} needs exactly one active objective.")
         self.objective = objective
         self._column_of: dict[int, int] = {}
+        self._positions_of: tuple = (None, None)
         self.columns: list = []
         self._image = ObjectiveImage.of(objective.expr, self._column)
         cost, offset = self._objective_costs()
@@ -784,7 +787,7 @@ class _CompiledModel:
             terms: list = []
             constant = _linear_terms(body, terms, varying=varying)
             if constant is None:
-                raise SolverError(f"Constraint {con.name} is nonlinear; {_MATRIX!r} takes linear "
+                raise SolverError(f"Constraint {con.name} is nonlinear; {MATRIX_SOLVER!r} takes linear "
                                   "models only (use 'scip_direct' for quadratic rows).")
             bounds_vary = not (_is_number(lb_expr) and _is_number(ub_expr))
             if not terms:
@@ -842,7 +845,7 @@ class _CompiledModel:
         terms: list = []
         offset = _linear_terms(self.objective.expr, terms)
         if offset is None:
-            raise SolverError(f"The objective is nonlinear; {_MATRIX!r} takes linear models only "
+            raise SolverError(f"The objective is nonlinear; {MATRIX_SOLVER!r} takes linear models only "
                               "(use 'scip_direct').")
         positions = np.fromiter((self._column(var) for var, _ in terms), dtype=np.int64, count=len(terms))
         cost = np.zeros(len(self.columns))
@@ -886,6 +889,23 @@ class _CompiledModel:
             lower[position] = -np.inf if lb is None else lb
             upper[position] = np.inf if ub is None else ub
         return lower, upper
+
+    def values(self, variables) -> np.ndarray:
+        """The last solution's values of ``variables``; NaN for a variable without a column.
+
+        The column positions of a tuple (which cannot change) are kept for the next call with
+        the same tuple: BH-kmeans reads its 500,000 assignment variables on Letter every step.
+        """
+        cached, positions = self._positions_of
+        if variables is not cached:
+            positions = np.fromiter((self._column_of.get(id(var), -1) for var in variables),
+                                    dtype=np.int64, count=len(variables))
+            if isinstance(variables, tuple):
+                self._positions_of = (variables, positions)
+        known = positions >= 0
+        values = np.full(positions.shape, np.nan)
+        values[known] = self.solver.col_value[positions[known]]
+        return values
 
     def load(self, model) -> None:
         """Copy the last solution (and the row duals, if asked for) into the model."""
@@ -956,13 +976,20 @@ class PersistentSolver:
         changed = self._changed_bounds
         return None if changed is _EVERY_VARIABLE else list(changed.values())
 
-    def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
-        """Solve the model as it is now; see :func:`solve` for the result and errors."""
+    def solve(self, *, time_limit: float | None = None, require_solution: bool = True,
+              load: bool = True) -> SolveResult:
+        """Solve the model as it is now; see :func:`solve` for the result and errors.
+
+        ``load=False`` lets ``highs_matrix`` keep the solution to itself (read it with
+        :meth:`values`) instead of writing every variable of the model: on BH-kmeans' Letter
+        programs (254,000 variables) that writing, and reading the values back, took longer
+        than HiGHS. The other interfaces load the model either way.
+        """
         time_limit = check_time_limit(time_limit) if time_limit is not None else self.options.time_limit
         start = time.perf_counter()
         try:
-            if self.name == _MATRIX:
-                result = self._solve_matrix(time_limit)
+            if self.name == MATRIX_SOLVER:
+                result = self._solve_matrix(time_limit, load)
             elif self._new_api:
                 result = self._solve_new(time_limit)
             else:
@@ -978,8 +1005,20 @@ class PersistentSolver:
                              termination, has_solution, timing)
         return _require(result, require_solution)
 
+    def values(self, variables) -> np.ndarray:
+        """The last solution's values of ``variables`` (a sequence of Pyomo variables).
+
+        Read from HiGHS's solution with ``highs_matrix`` (whether or not it was loaded), from
+        the variables otherwise; a variable without a value (or, with ``highs_matrix``, in
+        no row and not in the objective) gives NaN.
+        """
+        if self.name == MATRIX_SOLVER and self._compiled is not None:
+            return self._compiled.values(variables)
+        return np.fromiter((np.nan if var.value is None else var.value for var in variables),
+                           dtype=np.float64, count=len(variables))
+
     # -- matrices compiled by Pyomo, solved by highspy
-    def _solve_matrix(self, time_limit):
+    def _solve_matrix(self, time_limit, load: bool = True):
         compiled = self._compiled
         started = time.perf_counter()
         if compiled is not None and self._only_params_change and compiled.refresh():
@@ -991,7 +1030,7 @@ class PersistentSolver:
             timing = {"compile": compiled.compile_time, "pass": compiled.solver.pass_time}
         out = compiled.solver.solve(time_limit=time_limit, require_solution=False)
         timing.update(out.timing)
-        if out.has_solution:
+        if out.has_solution and load:
             started = time.perf_counter()
             compiled.load(self.model)
             timing["load"] = time.perf_counter() - started
@@ -1108,7 +1147,7 @@ class PersistentSolver:
                 except NotImplementedError as exc:
                     raise SolverError(
                         f"Solver {self.name!r} does not return duals; solve the LP with "
-                        f"'appsi_highs', 'highs', '{_MATRIX}', 'cbc' or 'glpk' instead."
+                        f"'appsi_highs', 'highs', '{MATRIX_SOLVER}', 'cbc' or 'glpk' instead."
                     ) from exc
                 suffix.clear()
                 suffix.update(duals)

@@ -249,6 +249,23 @@ def test_persistent_resolve_after_a_param_change_equals_a_fresh_solve(solver, ch
         assert [m.x[0].value, m.x[1].value] == pytest.approx([fresh.x[0].value, fresh.x[1].value])
 
 
+@pytest.mark.parametrize("solver", LP_SOLVERS)
+def test_values_read_the_solution_whether_or_not_it_was_loaded(solver):
+    m = parametric_lp()
+    m.unused = pyo.Var()
+    persistent = PersistentSolver(m, solver)
+    # Optimum where x0 + 2 x1 = cap and 3 x0 + x1 = 6 meet, worked out by hand.
+    assert persistent.solve(load=False).objective == pytest.approx(-2.8)
+    np.testing.assert_allclose(persistent.values([m.x[1], m.x[0]]), [1.2, 1.6])
+    assert np.isnan(persistent.values([m.unused])).all()
+    if solver == "highs_matrix":
+        assert m.x[0].value is None  # kept by the solver, not written into the model
+    m.cap = 6.0
+    assert persistent.solve().objective == pytest.approx(-3.6)
+    assert [m.x[0].value, m.x[1].value] == pytest.approx([1.2, 2.4])
+    np.testing.assert_allclose(persistent.values([m.x[0], m.x[1]]), [1.2, 2.4])
+
+
 @pytest.mark.parametrize("solver", MIP_SOLVERS)
 @pytest.mark.parametrize("named", [False, True])
 def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver, named):

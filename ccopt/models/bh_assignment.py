@@ -68,8 +68,10 @@ objects in the program.
 
 The program's structure depends only on the constraints; new centres change only mutable
 Params (distances, ``M``, the slot costs, the right-hand sides of (3), the constant), so
-:class:`BHAssignmentProgram` builds it once and re-solves it persistently
-(:class:`ccopt.solvers.PersistentSolver`), which is what BH-kmeans does every iteration.
+:class:`BHAssignmentProgram` builds it once and re-solves it persistently, which is what
+BH-kmeans does every iteration: with ``highs_matrix`` (the default) as numpy matrices handed
+to HiGHS, with any other solver as a Pyomo model (:mod:`ccopt.models._bh_rows`; both give
+the same program, and :attr:`BHAssignmentProgram.model` is the Pyomo one either way).
 
 *Decomposition* (:meth:`BHAssignmentProgram.solve`, without size bounds). Row (3) is the
 only row that couples objects that no chain of constraints joins. Dropping it leaves one
@@ -79,9 +81,9 @@ exactly in three ways: a unit with a single neighbour ``v`` is eliminated (varia
 elimination: ``v``'s cost for label ``j`` grows by :math:`\\min_i (d_{ui} + \\text{pair
 cost}(i, j))`, and ``u``'s label is read back from ``v``'s), repeatedly, so trees vanish
 and only the 2-core remains; 2-core components with few labellings (``k^s <=
-max_labellings``) are enumerated; the rest form a smaller Pyomo program (rows (2), (4),
+max_labellings``) are enumerated; the rest form a smaller program (rows (2), (4),
 (5) and the hard rows over those components with the eliminated units' costs folded in,
-no (3)), solved through :mod:`ccopt.solvers`. This relaxation's optimum is a lower bound on
+no (3)), solved the same way. This relaxation's optimum is a lower bound on
 P's; when its assignment leaves no cluster empty it is feasible for P, hence optimal.
 Otherwise the full program above is solved. At ``n = 100,000``, ``k = 10`` with 10,000
 random constraints the constraint graph is a forest and no solver call is needed (HiGHS
@@ -119,12 +121,9 @@ from functools import cached_property
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
-from pyomo.common.gc_manager import PauseGC
-from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
-from ccopt._params import write_values
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt.constraints import CL, ML
 from ccopt.exceptions import (
@@ -133,6 +132,7 @@ from ccopt.exceptions import (
     InvalidParameterError,
     SolverError,
 )
+from ccopt.models._bh_rows import MatrixRows, PyomoRows
 from ccopt.models._bh_search import (
     MoveGraph,
     greedy_by_components,
@@ -142,7 +142,7 @@ from ccopt.models._bh_search import (
     symmetric_weights,
 )
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, PersistentSolver, SolveResult, SolverOptions
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, MATRIX_SOLVER, SolveResult, SolverOptions
 from ccopt.status import Status
 
 __all__ = [
@@ -363,145 +363,6 @@ class BHAssignmentPlan:
         if self.n_units == self.unit.shape[0]:
             return dist
         return np.asarray(membership(self.unit, self.n_units) @ dist)
-
-
-class _ModelRows:
-    """One Pyomo program over a subset of units (plus slots): the rows and Params it owns."""
-
-    def __init__(self, plan: BHAssignmentPlan, units: np.ndarray, n_slots: int, *,
-                 nonempty: bool, penalty: float, name: str):
-        self.units = units
-        self.n_slots = n_slots
-        self.n_rows = int(units.size) + n_slots
-        row_of_unit = np.full(plan.n_units, -1, dtype=np.int64)
-        row_of_unit[units] = np.arange(units.size)
-
-        def keep(pairs, weights=None):
-            if pairs.shape[0] == 0:
-                return pairs, weights
-            rows = row_of_unit[pairs]
-            inside = (rows >= 0).all(axis=1)
-            return rows[inside], (None if weights is None else weights[inside])
-
-        soft_cl, w_cl = keep(plan.soft_cl, plan.soft_cl_weight)
-        soft_ml, w_ml = keep(plan.soft_ml, plan.soft_ml_weight)
-        hard_cl, _ = keep(plan.hard_cl)
-        hard_ml, _ = keep(plan.hard_ml)
-        sizes = plan.unit_sizes[units].astype(np.float64).tolist() if plan.sized else None
-        with PauseGC():  # see kmedoids.build_from_data: 2.5x faster at 5 x 10^5 rows
-            self.model = self._build(plan, soft_cl, w_cl, soft_ml, w_ml, hard_cl, hard_ml, sizes,
-                                     nonempty=nonempty, penalty=penalty, name=name)
-        self.solver: PersistentSolver | None = None
-        self._forbidden = np.zeros(len(self.x_flat), dtype=bool)
-
-    def _build(self, plan, soft_cl, w_cl, soft_ml, w_ml, hard_cl, hard_ml, sizes, *, nonempty,
-               penalty, name) -> pyo.ConcreteModel:
-        k, n_rows = plan.n_clusters, self.n_rows
-        m = pyo.ConcreteModel(name=name)
-        m.R = pyo.RangeSet(0, n_rows - 1)
-        m.K = pyo.RangeSet(0, k - 1)
-        m.x = pyo.Var(m.R, m.K, domain=pyo.Binary)
-        m.d = pyo.Param(m.R, m.K, mutable=True, initialize=0.0)
-        m.M = pyo.Param(mutable=True, initialize=0.0, within=pyo.NonNegativeReals)
-        m.p = pyo.Param(mutable=True, initialize=penalty, within=pyo.NonNegativeReals)
-        m.offset = pyo.Param(mutable=True, initialize=0.0)
-        m.w_const = pyo.Param(initialize=plan.constant_weight)
-        n_cl, n_ml = soft_cl.shape[0], soft_ml.shape[0]
-        m.CL = pyo.RangeSet(0, n_cl - 1)
-        m.ML = pyo.RangeSet(0, n_ml - 1)
-        m.y = pyo.Var(m.CL, domain=pyo.NonNegativeReals)
-        m.z = pyo.Var(m.ML, domain=pyo.NonNegativeReals)
-        m.w_cl = pyo.Param(m.CL, initialize=dict(enumerate(w_cl.tolist())))
-        m.w_ml = pyo.Param(m.ML, initialize=dict(enumerate(w_ml.tolist())))
-
-        # Flat lists in (row, cluster) order: setting Params and reading x then needs no
-        # index look-ups, which dominate at 10^5 variables.
-        x = m.x
-        self.x_flat = [x[r, j] for r in range(n_rows) for j in range(k)]
-        self.d_flat = [m.d[r, j] for r in range(n_rows) for j in range(k)]
-        m.objective = pyo.Objective(
-            expr=LinearExpression(
-                constant=m.offset + m.M * m.p * m.w_const,
-                linear_coefs=self.d_flat + [m.M * m.p * m.w_cl[c] for c in range(n_cl)]
-                + [m.M * m.p * m.w_ml[c] for c in range(n_ml)],
-                linear_vars=self.x_flat + [m.y[c] for c in range(n_cl)] + [m.z[c] for c in range(n_ml)],
-            ),
-            sense=pyo.minimize,
-        )
-
-        ones_k = [1.0] * k
-        m.assign = pyo.Constraint(m.R, rule=lambda m, r: LinearExpression(
-            constant=0.0, linear_coefs=ones_k, linear_vars=[x[r, j] for j in range(k)]) == 1)
-        if nonempty:
-            m.nonempty_rhs = pyo.Param(m.K, mutable=True, initialize=1.0)
-            ones_r = [1.0] * n_rows
-            m.nonempty = pyo.Constraint(m.K, rule=lambda m, j: LinearExpression(
-                constant=0.0, linear_coefs=ones_r, linear_vars=[x[r, j] for r in range(n_rows)])
-                >= m.nonempty_rhs[j])
-
-        cl_a, cl_b = soft_cl[:, 0].tolist(), soft_cl[:, 1].tolist()
-        m.cannot_link = pyo.Constraint(m.CL, m.K, rule=lambda m, c, j: LinearExpression(
-            constant=0.0, linear_coefs=[1.0, 1.0, -1.0],
-            linear_vars=[x[cl_a[c], j], x[cl_b[c], j], m.y[c]]) <= 1)
-        ml_a, ml_b = soft_ml[:, 0].tolist(), soft_ml[:, 1].tolist()
-        m.must_link = pyo.Constraint(m.ML, m.K, rule=lambda m, c, j: LinearExpression(
-            constant=0.0, linear_coefs=[1.0, -1.0, -1.0],
-            linear_vars=[x[ml_a[c], j], x[ml_b[c], j], m.z[c]]) <= 0)
-
-        m.HCL = pyo.RangeSet(0, hard_cl.shape[0] - 1)
-        hcl_a, hcl_b = hard_cl[:, 0].tolist(), hard_cl[:, 1].tolist()
-        m.hard_cannot_link = pyo.Constraint(m.HCL, m.K, rule=lambda m, h, j: LinearExpression(
-            constant=0.0, linear_coefs=[1.0, 1.0], linear_vars=[x[hcl_a[h], j], x[hcl_b[h], j]]) <= 1)
-        m.HML = pyo.RangeSet(0, hard_ml.shape[0] - 1)
-        hml_a, hml_b = hard_ml[:, 0].tolist(), hard_ml[:, 1].tolist()
-        m.hard_must_link = pyo.Constraint(m.HML, m.K, rule=lambda m, h, j: LinearExpression(
-            constant=0.0, linear_coefs=[1.0, -1.0], linear_vars=[x[hml_a[h], j], x[hml_b[h], j]]) <= 0)
-
-        if sizes is not None:
-            if plan.min_size is not None:
-                m.min_size = pyo.Constraint(m.K, rule=lambda m, j: LinearExpression(
-                    constant=0.0, linear_coefs=sizes,
-                    linear_vars=[x[r, j] for r in range(n_rows)]) >= plan.min_size)
-            if plan.max_size is not None:
-                m.max_size = pyo.Constraint(m.K, rule=lambda m, j: LinearExpression(
-                    constant=0.0, linear_coefs=sizes,
-                    linear_vars=[x[r, j] for r in range(n_rows)]) <= plan.max_size)
-        return m
-
-    def push(self, row_cost: np.ndarray, big_m: float, penalty: float, offset: float,
-             nonempty_rhs: np.ndarray | None) -> None:
-        """Write one set of centres' numbers into the mutable Params."""
-        m = self.model
-        write_values(self.d_flat, row_cost.reshape(-1).tolist())
-        m.M.set_value(big_m)
-        m.p.set_value(penalty)
-        m.offset.set_value(offset)
-        if nonempty_rhs is not None:
-            for j, value in enumerate(nonempty_rhs.tolist()):
-                m.nonempty_rhs[j].set_value(value)
-
-    def forbid(self, mask: np.ndarray | None) -> None:
-        """Bound ``x[r, j] <= 0`` where ``mask[r, j]``, ``<= 1`` elsewhere (None: nowhere).
-
-        Only the entries that change are touched, and the solver is told, so it pushes the
-        bounds on its next solve (HiGHS's presolve then drops the forbidden columns).
-        """
-        new = np.zeros_like(self._forbidden) if mask is None else np.asarray(mask, dtype=bool).reshape(-1)
-        changed = np.flatnonzero(new != self._forbidden)
-        if changed.size == 0:
-            return
-        variables = [self.x_flat[position] for position in changed.tolist()]
-        for var, forbidden in zip(variables, new[changed].tolist(), strict=True):
-            var.setub(0 if forbidden else 1)
-        self._forbidden = new
-        if self.solver is not None:
-            self.solver.bounds_changed(variables)
-
-    def row_labels(self, k: int) -> np.ndarray:
-        """Cluster of every program row from the loaded ``x`` values."""
-        values = np.fromiter((v.value if v.value is not None else 0.0 for v in self.x_flat),
-                             dtype=np.float64, count=len(self.x_flat)).reshape(self.n_rows, k)
-        return np.argmax(values, axis=1)
 
 
 @dataclass(frozen=True)
@@ -871,8 +732,8 @@ class BHAssignmentProgram:
                               else check_positive_int(n_candidates, "n_candidates"))
         if self._decompose:
             self._decomposition = _Decomposition.from_plan(self.plan, self._max_labellings)
-        self._full: _ModelRows | None = None
-        self._core: _ModelRows | None = None
+        self._full: PyomoRows | MatrixRows | None = None
+        self._core: PyomoRows | MatrixRows | None = None
         self._state = None
         self._last_unit_labels: np.ndarray | None = None
         self._moves: tuple[MoveGraph, np.ndarray] | None = None
@@ -887,19 +748,24 @@ class BHAssignmentProgram:
         """The full program P (rows (1)-(8) with the reductions), built on first access."""
         return self._full_rows().model
 
-    def _full_rows(self) -> _ModelRows:
+    def _full_rows(self) -> PyomoRows | MatrixRows:
         if self._full is None:
-            self._full = _ModelRows(self.plan, self.plan.constrained_units, self._n_slots,
-                                    nonempty=True, penalty=self._penalty,
+            self._full = self._rows(self.plan.constrained_units, self._n_slots, nonempty=True,
                                     name="BH-kmeans assignment P")
         return self._full
 
-    def _core_rows(self) -> _ModelRows:
+    def _core_rows(self) -> PyomoRows | MatrixRows:
         if self._core is None:
-            self._core = _ModelRows(self.plan, self._decomposition.core_units, 0, nonempty=False,
-                                    penalty=self._penalty,
+            self._core = self._rows(self._decomposition.core_units, 0, nonempty=False,
                                     name="BH-kmeans assignment P without (3), large components")
         return self._core
+
+    def _rows(self, units: np.ndarray, n_slots: int, *, nonempty: bool, name: str) -> PyomoRows | MatrixRows:
+        """A program over ``units``: as matrices for ``highs_matrix``, in Pyomo otherwise."""
+        common = dict(nonempty=nonempty, penalty=self._penalty, name=name, options=self._options)
+        if self._solver_name == MATRIX_SOLVER:
+            return MatrixRows(self.plan, units, n_slots, **common)
+        return PyomoRows(self.plan, units, n_slots, solver=self._solver_name, **common)
 
     # ------------------------------------------------------------------ centres
     @property
@@ -1077,14 +943,12 @@ class BHAssignmentProgram:
         dist, big_m, _ = self._state
         return _objective(self.problem, unit_labels[self.plan.unit], dist, big_m, self._penalty)
 
-    def _run(self, rows: _ModelRows, end: float | None, solves) -> tuple[Status, bool]:
+    def _run(self, rows: PyomoRows | MatrixRows, end: float | None, solves) -> tuple[Status, bool]:
         """Solve one program until ``end`` (perf_counter time); status, and values loaded?"""
         time_limit = None if end is None else end - time.perf_counter()
         if time_limit is not None and time_limit <= 0:
             return Status.TIME_LIMIT, False
-        if rows.solver is None:
-            rows.solver = PersistentSolver(rows.model, self._solver_name, self._options)
-        result = rows.solver.solve(time_limit=time_limit, require_solution=False)
+        result = rows.solve(time_limit)
         solves.append(result)
         if result.status is Status.INTERRUPTED:
             # HiGHS catches Ctrl-C itself and returns; pass it on so callers (BH-kmeans)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import ccopt
 import ccopt.lagrange.api
-import ccopt.models.bh_assignment
+import ccopt.solvers
 from ccopt import CL, ML, ClusteringProblem, Constraints, InfeasibleConstraintsError
 from ccopt.cluster import LCC, PCS, BHKMeans, COPKMeans, GreedyMLKMeans, KMeans, MLKMeans, PCKMeans
 from tests.hardening._api import blobs
@@ -156,7 +156,8 @@ def no_solve(monkeypatch):
         raise AssertionError("a solve started although the constraints are infeasible")
 
     monkeypatch.setattr(ccopt.lagrange.api, "run_subgradient", forbidden)
-    monkeypatch.setattr(ccopt.models.bh_assignment, "PersistentSolver", forbidden)
+    monkeypatch.setattr(ccopt.solvers.PersistentSolver, "solve", forbidden)
+    monkeypatch.setattr(ccopt.solvers.HighsMatrixSolver, "solve", forbidden)
     monkeypatch.setattr(ccopt.solvers, "solve", forbidden)
 
 

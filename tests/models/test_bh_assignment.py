@@ -17,13 +17,14 @@ from ccopt.exceptions import (
     InvalidParameterError,
     SolverError,
 )
+from ccopt.models._bh_rows import MatrixRows, PyomoRows
 from ccopt.models.bh_assignment import (
     BHAssignmentPlan,
     BHAssignmentProgram,
     bh_objective,
     build_bh_assignment_model,
 )
-from ccopt.solvers import available_solvers, solve
+from ccopt.solvers import SolverOptions, _CompiledModel, available_solvers, solve
 
 from .bh_brute import brute_force, make_problem, random_instance
 from .instances import random_pairs_problem
@@ -54,22 +55,26 @@ FLAG_SETS = [
     {"contract": False, "eliminate_free": False, "decompose": False},
     {"decompose": True, "max_labellings": 1},  # every component goes to the MILP
 ]
+# The program as matrices (highs_matrix, the default) and built in Pyomo (any other solver).
+ROUTES = ["highs_matrix", "appsi_highs"]
 
 # ----------------------------------------------------------------------------- exactness
 
 
+@pytest.mark.parametrize("solver", ROUTES)
 @pytest.mark.parametrize("seed", range(16))
-def test_optimum_equals_enumeration(seed):
+def test_optimum_equals_enumeration(seed, solver):
     instance = random_instance(seed)
     for flags in FLAG_SETS:
-        check_against_enumeration(*instance, **flags)
+        check_against_enumeration(*instance, solver=solver, **flags)
 
 
+@pytest.mark.parametrize("solver", ROUTES)
 @pytest.mark.parametrize("seed", range(8))
-def test_optimum_with_size_bounds_equals_enumeration(seed):
+def test_optimum_with_size_bounds_equals_enumeration(seed, solver):
     instance = random_instance(100 + seed, sizes=True)
     for flags in ({}, {"contract": False}):
-        check_against_enumeration(*instance, **flags)
+        check_against_enumeration(*instance, solver=solver, **flags)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -146,18 +151,71 @@ def test_new_centres_change_only_params():
 # ----------------------------------------------------------------------------- structure
 
 
-def test_full_program_is_resolved_in_place_on_highs_matrix():
-    # Row (3)'s right-hand sides are Params: new centres change them, and highs_matrix
-    # pushes them into its compiled matrices instead of recompiling the program.
+@pytest.mark.parametrize("route", ["matrices", "pyomo"])
+def test_full_program_is_resolved_in_place_on_highs_matrix(route):
+    # New centres change the costs and row (3)'s right-hand sides. The matrix program sets
+    # them in HiGHS; the Pyomo program, compiled by highs_matrix, refreshes them without
+    # recompiling. Each re-solve equals a fresh solve of the Pyomo program by APPSI.
     rng = np.random.default_rng(3)
     problem = random_pairs_problem(rng, 60, 40, 4)
     program = BHAssignmentProgram(problem, solver="highs_matrix", decompose=False, mip_gap=0.0)
+    if route == "pyomo":
+        program._rows = lambda units, n_slots, *, nonempty, name: PyomoRows(
+            program.plan, units, n_slots, nonempty=nonempty, penalty=program.penalty, name=name,
+            solver="highs_matrix", options=program._options)
     for step, centers in enumerate(rng.normal(size=(3, 4, 2))):
         program.set_centers(centers)
         result = program.solve()
-        fresh = BHAssignmentProgram(problem, centers=centers, decompose=False, mip_gap=0.0).solve()
+        fresh = BHAssignmentProgram(problem, centers=centers, decompose=False, mip_gap=0.0,
+                                    solver="appsi_highs").solve()
         assert result.objective == pytest.approx(fresh.objective, rel=1e-9)
-        assert ("update" in result.solves[-1].timing) == (step > 0)
+        if route == "pyomo":
+            assert ("update" in result.solves[-1].timing) == (step > 0)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_matrix_program_equals_the_compiled_pyomo_program(seed):
+    # MatrixRows assembles P without Pyomo; compiling PyomoRows' model must give the same
+    # columns, rows, bounds and costs, entry by entry, after the same numbers are pushed.
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(6, 14)), int(rng.integers(2, 4))
+    every_pair = np.array(np.triu_indices(n, 1)).T
+    pairs = every_pair[rng.choice(every_pair.shape[0], size=int(rng.integers(0, 12)), replace=False)]
+    kinds = rng.choice(["ML", "CL"], size=pairs.shape[0])
+    weights, hard = rng.uniform(0.5, 2, pairs.shape[0]), rng.random(pairs.shape[0]) < 0.3
+    sizes = {"min_size": 1, "max_size": n} if seed % 3 == 0 else {}
+    X = rng.normal(size=(n, 2))
+    try:
+        cons = Constraints(pairs, kinds, weights=weights, hard=hard, n_samples=n)
+        plan = BHAssignmentPlan.from_problem(ClusteringProblem.create(X, k, cons, require_closure=False, **sizes))
+    except InfeasibleConstraintsError:  # a hard cannot-link inside a hard must-link chain
+        cons = Constraints(pairs, kinds, weights=weights, n_samples=n)
+        plan = BHAssignmentPlan.from_problem(ClusteringProblem.create(X, k, cons, require_closure=False, **sizes))
+    units = plan.constrained_units if seed % 2 else np.arange(plan.n_units)
+    n_slots = int(rng.integers(0, 3)) if seed % 2 and not plan.sized else 0  # sized: no free units
+    options = SolverOptions()
+    nonempty = seed % 4 != 1
+    common = dict(nonempty=nonempty, penalty=0.7, name="P", options=options)
+    matrices = MatrixRows(plan, units, n_slots, **common)
+    pyomo_rows = PyomoRows(plan, units, n_slots, solver="highs_matrix", **common)
+    n_rows = units.size + n_slots
+    rhs = rng.integers(-1, 2, k).astype(float) if nonempty else None
+    push = (rng.uniform(0, 5, size=(n_rows, k)), 3.5, 0.7, 1.25, rhs)
+    mask = rng.random((n_rows, k)) < 0.3
+    for rows in (matrices, pyomo_rows):
+        rows.push(*push)
+        rows.forbid(mask)
+    compiled = _CompiledModel(pyomo_rows.model, options).solver
+    built = matrices._solver
+    np.testing.assert_array_equal(built._A.toarray(), compiled._A.toarray())
+    for name in ("_row_lower", "_row_upper", "_col_lower", "_col_upper", "_integer"):
+        np.testing.assert_array_equal(getattr(built, name), getattr(compiled, name), err_msg=name)
+    np.testing.assert_allclose(built._cost, compiled._cost, rtol=1e-15)
+    assert built._offset == pytest.approx(compiled._offset, rel=1e-15)
+    # The Pyomo twin of the matrices carries the same numbers.
+    twin = _CompiledModel(matrices.model, options).solver
+    np.testing.assert_allclose(twin._cost, compiled._cost, rtol=1e-15)
+    np.testing.assert_array_equal(twin._col_upper, compiled._col_upper)
 
 
 def test_uncontracted_model_has_the_rows_of_the_paper():
@@ -384,16 +442,18 @@ def test_leaf_elimination_with_a_single_cluster(graph):
     check_against_enumeration(X, rng.normal(size=(1, 2)), 1, rows, 0.5, None, None)
 
 
-def test_solver_interrupt_becomes_keyboard_interrupt(monkeypatch):
+@pytest.mark.parametrize("solver", ROUTES)
+def test_solver_interrupt_becomes_keyboard_interrupt(monkeypatch, solver):
     # HiGHS handles Ctrl-C itself and returns status "interrupted"; the program passes it on.
-    from ccopt.solvers import PersistentSolver, SolveResult
+    from ccopt.solvers import HighsMatrixSolver, PersistentSolver, SolveResult
     from ccopt.status import Status
 
     def interrupted(self, **kwargs):
-        return SolveResult(Status.INTERRUPTED, None, None, 0.0, "appsi_highs", "userInterrupt", False)
+        return SolveResult(Status.INTERRUPTED, None, None, 0.0, solver, "userInterrupt", False)
 
-    monkeypatch.setattr(PersistentSolver, "solve", interrupted)
+    monkeypatch.setattr(HighsMatrixSolver if solver == "highs_matrix" else PersistentSolver, "solve",
+                        interrupted)
     X = np.arange(12, dtype=float).reshape(6, 2)
     problem = ClusteringProblem.create(X, 2, ml=[(0, 5)], cl=[(0, 1)], require_closure=False)
     with pytest.raises(KeyboardInterrupt):
-        BHAssignmentProgram(problem, centers=X[:2], decompose=False).solve()
+        BHAssignmentProgram(problem, centers=X[:2], decompose=False, solver=solver).solve()
