@@ -142,7 +142,13 @@ from ccopt.models._bh_search import (
     symmetric_weights,
 )
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, MATRIX_SOLVER, SolveResult, SolverOptions
+from ccopt.solvers import (
+    DEFAULT_RESOLVE_SOLVER,
+    DEFAULT_SOLVER,
+    MATRIX_SOLVER,
+    SolveResult,
+    SolverOptions,
+)
 from ccopt.status import Status
 
 __all__ = [
@@ -1150,8 +1156,9 @@ def build_bh_assignment_model(problem: ClusteringProblem, centers, *, penalty: f
     >>> len(m.x), len(m.must_link), len(m.nonempty)
     (8, 2, 2)
     """
+    # A Pyomo solver's name, so that the program is built in Pyomo only (not also as matrices).
     program = BHAssignmentProgram(problem, penalty=penalty, contract=contract,
-                                  eliminate_free=eliminate_free, decompose=False)
+                                  eliminate_free=eliminate_free, decompose=False, solver=DEFAULT_SOLVER)
     program.set_centers(centers)
     program._push_full()
     return program.model
