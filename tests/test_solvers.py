@@ -263,7 +263,11 @@ def test_values_read_the_solution_whether_or_not_it_was_loaded(solver):
     m.cap = 6.0
     assert persistent.solve().objective == pytest.approx(-3.6)
     assert [m.x[0].value, m.x[1].value] == pytest.approx([1.2, 2.4])
-    np.testing.assert_allclose(persistent.values([m.x[0], m.x[1]]), [1.2, 2.4])
+    # Tuples, read in turn: their column positions are kept between calls.
+    forward, backward = (m.x[0], m.x[1]), (m.x[1], m.x[0], m.unused)
+    for _ in range(2):
+        np.testing.assert_allclose(persistent.values(forward), [1.2, 2.4])
+        np.testing.assert_allclose(persistent.values(backward), [2.4, 1.2, np.nan])
 
 
 @pytest.mark.parametrize("solver", MIP_SOLVERS)

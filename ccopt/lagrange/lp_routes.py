@@ -32,10 +32,9 @@ def _positive(seconds: float | None) -> float | None:
     return None if seconds is None else max(seconds, 1e-3)
 
 
-def _open_medoids(model, k: int) -> np.ndarray:
+def _open_medoids(y: np.ndarray, k: int) -> np.ndarray:
     """The ``k`` candidate medoids with the largest ``y`` (all of them when ``y`` is integral)."""
-    y = np.array([model.y[j].value or 0.0 for j in model.J], dtype=np.float64)
-    return np.sort(np.argsort(-y, kind="stable")[:k])
+    return np.sort(np.argsort(-np.nan_to_num(y, nan=0.0), kind="stable")[:k])
 
 
 class KMedoidsModelOracle:
@@ -67,6 +66,11 @@ class KMedoidsModelOracle:
         self.model = build_lagrangian_model(problem, base="kmedoids", epsilon=operator.epsilon,
                                             relax=not integer, distances=distances)
         self.solver = PersistentSolver(self.model, solver or DEFAULT_RESOLVE_SOLVER)
+        # Read back from the solver each step (PersistentSolver.values): on Iris, writing the
+        # solution into the model's 22,650 variables and reading it out again took longer
+        # than HiGHS's re-solve.
+        self._z = tuple(self.model.z.values())  # (object, medoid) row-major
+        self._y = tuple(self.model.y[j] for j in self.model.J)
         self.op = operator
         self.integer = integer
         self.n_clusters = problem.n_clusters
@@ -80,11 +84,13 @@ class KMedoidsModelOracle:
         return self.op.n_samples
 
     def solve(self, mult: Multipliers) -> OracleSolution:
-        from ccopt.models import assignment_matrix, set_multipliers
+        from ccopt.models import set_multipliers
 
         set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
-        result = self.solver.solve(time_limit=_positive(self.deadline.remaining()))
-        x = assignment_matrix(self.model)
+        result = self.solver.solve(time_limit=_positive(self.deadline.remaining()), load=False)
+        x = self.solver.values(self._z).reshape(self.op.n_samples, -1)
+        if np.isnan(x).any():
+            raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
         if self.integer:
             # A MIP stopped early proves only its bound; an optimal one proves its value.
             value = result.objective if result.status is Status.OPTIMAL else result.bound
@@ -92,7 +98,7 @@ class KMedoidsModelOracle:
             value = float(value) if value is not None else -math.inf
         else:
             value, is_bound = float(result.objective), result.status is Status.OPTIMAL
-        medoids = _open_medoids(self.model, self.n_clusters)
+        medoids = _open_medoids(self.solver.values(self._y), self.n_clusters)
         labels = medoids[np.argmax(x[:, medoids], axis=1)]
         return OracleSolution(value, labels, self.op.subgradient(x), is_bound=is_bound, open_clusters=medoids)
 
