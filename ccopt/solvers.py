@@ -97,9 +97,9 @@ DEFAULT_SOLVER = "appsi_highs"
 MATRIX_SOLVER = "highs_matrix"
 #: Default of ccopt's loops that re-solve one linear model with new Params many times (the
 #: impact score's LP routes, BH-kmeans' program P): the same HiGHS, with costs and right-hand
-#: sides refreshed in place. Measured: Lagrangian re-solve 0.155 s against APPSI's 0.86 s
+#: sides changed in place. Measured: Lagrangian re-solve 0.155 s against APPSI's 0.86 s
 #: (n = 150); BH-kmeans the same labels as ``appsi_highs`` on 28 table runs, 1.2-3x faster on
-#: the small ones, Letter with ``n_candidates=5`` 63 s against 356 s (BENCHMARKS.md).
+#: the small ones, Letter with ``n_candidates=5`` 31 s against 249 s (BENCHMARKS.md).
 DEFAULT_RESOLVE_SOLVER = MATRIX_SOLVER
 # Tuples of variables whose column positions a compiled model keeps (values()).
 _POSITION_CACHE = 8
