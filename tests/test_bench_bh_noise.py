@@ -24,7 +24,7 @@ def _drawn_sets(bench, monkeypatch, tmp_path, noise):
         return noisy
 
     monkeypatch.setattr(bench, "noisy_pair_constraints", recording)
-    args = Namespace(datasets=["blobs"], noise=noise, penalties=[0.0], seeds=[0])
+    args = Namespace(datasets=["blobs"], noise=noise, penalties=[0.0], seeds=[0], solver="appsi_highs")
     bench.run(args, tmp_path / f"{len(noise)}.csv")
     return drawn
 
