@@ -986,8 +986,8 @@ class PersistentSolver:
 
         ``load=False`` lets ``highs_matrix`` keep the solution to itself (read it with
         :meth:`values`) instead of writing every variable of the model: on BH-kmeans' Letter
-        programs (254,000 variables) that writing, and reading the values back, took longer
-        than HiGHS. The other interfaces load the model either way.
+        program in Pyomo (254,000 variables) that writing, and reading the values back, took
+        longer than HiGHS. The other interfaces load the model either way.
         """
         time_limit = check_time_limit(time_limit) if time_limit is not None else self.options.time_limit
         start = time.perf_counter()

@@ -26,6 +26,7 @@ and maximum-size rows per cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pyomo.environ as pyo
@@ -92,7 +93,7 @@ class PyomoRows:
     def __init__(self, plan, units: np.ndarray, n_slots: int, *, nonempty: bool, penalty: float,
                  name: str, solver: str, options: SolverOptions):
         pairs = ProgramPairs.select(plan, units, n_slots)
-        self.n_rows = pairs.n_rows
+        self.n_rows, self._k = pairs.n_rows, plan.n_clusters
         self._solver_name, self._options = solver, options
         with PauseGC():  # see kmedoids.build_from_data: 2.5x faster at 5 x 10^5 rows
             self.model = self._build(plan, pairs, nonempty=nonempty, penalty=penalty, name=name)
@@ -192,8 +193,7 @@ class PyomoRows:
         Only the entries that change are touched, and the solver is told, so it pushes the
         bounds on its next solve (HiGHS's presolve then drops the forbidden columns).
         """
-        new = np.zeros_like(self._forbidden) if mask is None else np.asarray(mask, dtype=bool).reshape(-1)
-        changed = np.flatnonzero(new != self._forbidden)
+        new, changed = _mask_change(self._forbidden, mask)
         if changed.size == 0:
             return
         variables = [self.x_flat[position] for position in changed.tolist()]
@@ -209,9 +209,9 @@ class PyomoRows:
             self.solver = PersistentSolver(self.model, self._solver_name, self._options)
         return self.solver.solve(time_limit=time_limit, require_solution=False, load=False)
 
-    def row_labels(self, k: int) -> np.ndarray:
+    def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""
-        values = np.nan_to_num(self.solver.values(self.x_flat), nan=0.0).reshape(self.n_rows, k)
+        values = np.nan_to_num(self.solver.values(self.x_flat), nan=0.0).reshape(self.n_rows, self._k)
         return np.argmax(values, axis=1)
 
 
@@ -228,8 +228,8 @@ class MatrixRows:
         k, n_rows = plan.n_clusters, pairs.n_rows
         self.n_rows, self._k = n_rows, k
         self._pairs = pairs
-        self._twin_args = dict(plan=plan, units=units, n_slots=n_slots, nonempty=nonempty,
-                               penalty=penalty, name=name, options=options)
+        self._build_twin = partial(PyomoRows, plan, units, n_slots, nonempty=nonempty, penalty=penalty,
+                                   name=name, solver="highs_matrix", options=options)
         self._w_const = float(plan.constant_weight)
         A, row_lower, row_upper, self._nonempty_rows = _matrix(plan, pairs, nonempty)
         n_x = n_rows * k
@@ -247,10 +247,7 @@ class MatrixRows:
     def model(self) -> pyo.ConcreteModel:
         """The same program in Pyomo, with the numbers last pushed (built on first access)."""
         if self._twin is None:
-            args = self._twin_args
-            self._twin = PyomoRows(args["plan"], args["units"], args["n_slots"], nonempty=args["nonempty"],
-                                   penalty=args["penalty"], name=args["name"], solver="highs_matrix",
-                                   options=args["options"])
+            self._twin = self._build_twin()
             if self._last_push is not None:
                 self._twin.push(*self._last_push)
             self._twin.forbid(self._forbidden.reshape(self.n_rows, self._k))
@@ -265,15 +262,14 @@ class MatrixRows:
         self._solver.set_costs(cost, offset=offset + scale * self._w_const)
         if nonempty_rhs is not None and self._nonempty_rows.size:
             self._solver.set_row_bounds(self._nonempty_rows, nonempty_rhs, np.inf)
-        self._last_push = (np.array(row_cost, dtype=np.float64), big_m, penalty, offset,
-                           None if nonempty_rhs is None else np.array(nonempty_rhs, dtype=np.float64))
+        # Kept, not copied, for the Pyomo twin: callers pass fresh arrays every step.
+        self._last_push = (row_cost, big_m, penalty, offset, nonempty_rhs)
         if self._twin is not None:
             self._twin.push(*self._last_push)
 
     def forbid(self, mask: np.ndarray | None) -> None:
         """Bound ``x[r, j] <= 0`` where ``mask[r, j]``, ``<= 1`` elsewhere (None: nowhere)."""
-        new = np.zeros_like(self._forbidden) if mask is None else np.asarray(mask, dtype=bool).reshape(-1)
-        changed = np.flatnonzero(new != self._forbidden)
+        new, changed = _mask_change(self._forbidden, mask)
         if changed.size:
             self._solver.set_col_bounds(changed, 0.0, np.where(new[changed], 0.0, 1.0))
             self._forbidden = new
@@ -284,9 +280,17 @@ class MatrixRows:
         """Solve the program as it is now."""
         return self._solver.solve(time_limit=time_limit, require_solution=False)
 
-    def row_labels(self, k: int) -> np.ndarray:
+    def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""
-        return np.argmax(self._solver.col_value[: self.n_rows * k].reshape(self.n_rows, k), axis=1)
+        n_x = self.n_rows * self._k
+        return np.argmax(self._solver.col_value[:n_x].reshape(self.n_rows, self._k), axis=1)
+
+
+def _mask_change(current: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The flat forbidden-label mask asked for (None: nothing forbidden) and where it differs
+    from ``current``."""
+    new = np.zeros_like(current) if mask is None else np.asarray(mask, dtype=bool).reshape(-1)
+    return new, np.flatnonzero(new != current)
 
 
 def _matrix(plan, pairs: ProgramPairs, nonempty: bool):
@@ -306,13 +310,15 @@ def _matrix(plan, pairs: ProgramPairs, nonempty: bool):
         n_done += n_new
 
     x_cols = np.arange(n_x).reshape(n_rows, k)
+    # Rows with one entry per program row for each cluster j ((3), the size rows).
+    per_cluster_rows, per_cluster_cols = np.repeat(clusters, n_rows), x_cols.T.reshape(-1)
     # (2): sum_j x[r, j] = 1.
     add(n_rows, np.repeat(np.arange(n_rows), k), x_cols.reshape(-1), np.ones(n_x), 1.0, 1.0)
     nonempty_rows = np.zeros(0, dtype=np.int64)
     if nonempty:
         # (3): sum_r x[r, j] >= 1 (right-hand sides set by push).
         nonempty_rows = n_done + clusters
-        add(k, np.repeat(clusters, n_rows), x_cols.T.reshape(-1), np.ones(n_x), 1.0, np.inf)
+        add(k, per_cluster_rows, per_cluster_cols, np.ones(n_x), 1.0, np.inf)
 
     def pair_rows(pairs, signs, slack_first_col, upper):
         # One row per (pair, cluster), pair-major: x[a, j], x[b, j] (and the pair's slack).
@@ -338,9 +344,9 @@ def _matrix(plan, pairs: ProgramPairs, nonempty: bool):
         # One row per cluster j: sum_r size_r x[r, j] against the bound.
         weights = np.tile(pairs.sizes, k)
         if plan.min_size is not None:
-            add(k, np.repeat(clusters, n_rows), x_cols.T.reshape(-1), weights, float(plan.min_size), np.inf)
+            add(k, per_cluster_rows, per_cluster_cols, weights, float(plan.min_size), np.inf)
         if plan.max_size is not None:
-            add(k, np.repeat(clusters, n_rows), x_cols.T.reshape(-1), weights, -np.inf, float(plan.max_size))
+            add(k, per_cluster_rows, per_cluster_cols, weights, -np.inf, float(plan.max_size))
 
     n_cols = n_x + n_cl + pairs.soft_ml.shape[0]
     rows, cols, values, lower, upper = (np.concatenate(part) for part in zip(*blocks, strict=True))

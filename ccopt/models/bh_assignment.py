@@ -1015,7 +1015,7 @@ class BHAssignmentProgram:
             status, loaded = self._run(rows, end, solves)
             if not loaded:
                 return None, status
-            core_labels = rows.row_labels(plan.n_clusters)
+            core_labels = rows.row_labels()
             if not np.isfinite(unary[dec.core_units, core_labels]).all():
                 raise InfeasibleConstraintsError(
                     "The hard constraints admit no assignment into "
@@ -1040,7 +1040,7 @@ class BHAssignmentProgram:
         status, loaded = self._run(rows, end, solves)
         if not loaded:
             return None, status
-        row_labels = rows.row_labels(plan.n_clusters)
+        row_labels = rows.row_labels()
         unit_labels = np.empty(plan.n_units, dtype=np.int64)
         n_con = plan.constrained_units.size
         unit_labels[plan.constrained_units] = row_labels[:n_con]
