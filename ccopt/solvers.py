@@ -468,6 +468,7 @@ class HighsMatrixSolver:
             raise SolverError("HiGHS rejected the model passed as matrices (passModel failed).")
         self._indices = np.arange(n_cols, dtype=np.int32)
         self._solution: dict | None = None
+        self._start: np.ndarray | None = None
 
     def _new_highs(self):
         h = _highspy().Highs()
@@ -528,6 +529,49 @@ class HighsMatrixSolver:
         self._col_lower[cols], self._col_upper[cols] = lower, upper
         self._solution = None
 
+    def add_rows(self, rows, lower, upper) -> None:
+        """Append rows ``lower <= rows @ x <= upper`` (one ``addRows`` call).
+
+        Parameters
+        ----------
+        rows : scipy.sparse matrix, shape (n_new, n_cols)
+        lower, upper : array-like of float, shape (n_new,)
+        """
+        rows = sp.csr_array(rows, dtype=np.float64)
+        if rows.shape[1] != self.n_cols:
+            raise InvalidDataError(f"rows must have {self.n_cols} columns, got {rows.shape[1]}.")
+        n_new = rows.shape[0]
+        if n_new == 0:
+            return
+        rows.sort_indices()
+        lower = self._vector(np.broadcast_to(lower, (n_new,)), n_new, "lower")
+        upper = self._vector(np.broadcast_to(upper, (n_new,)), n_new, "upper")
+        self._h.addRows(n_new, lower, upper, rows.nnz, rows.indptr.astype(np.int32),
+                        rows.indices.astype(np.int32), rows.data)
+        self._A = sp.vstack([self._A, rows], format="csc")
+        self._row_lower = np.concatenate([self._row_lower, lower])
+        self._row_upper = np.concatenate([self._row_upper, upper])
+        self.n_rows += n_new
+        self._solution = None
+
+    def set_start(self, col_value) -> None:
+        """Offer HiGHS a solution to start the next MIP solve from (``setSolution``).
+
+        Used once, by the next :meth:`solve`; HiGHS ignores a start that is infeasible.
+
+        Parameters
+        ----------
+        col_value : array-like of float, shape (n_cols,)
+        """
+        self._start = self._vector(col_value, self.n_cols, "col_value")
+
+    def relaxation(self) -> HighsMatrixSolver:
+        """A new solver holding this program's LP relaxation as it is now (integrality dropped)."""
+        return HighsMatrixSolver(self._cost, self._A, self._row_lower, self._row_upper,
+                                 self._col_lower, self._col_upper, offset=self._offset,
+                                 maximize=self._maximize, options=self.options,
+                                 name=f"{self.name} (LP relaxation)")
+
     def _positions_and_bounds(self, positions, lower, upper) -> tuple:
         positions = np.asarray(positions, dtype=np.int32).reshape(-1)
         lower = self._vector(np.broadcast_to(lower, positions.shape), positions.shape[0], "lower")
@@ -560,6 +604,8 @@ class HighsMatrixSolver:
         if time_limit is not None:  # the reduction counts against the limit
             time_limit = max(time_limit - (time.perf_counter() - start), 1e-3)
         self._configure(h, time_limit)
+        if self._start is not None:
+            self._offer_start(h, reduction)
         run_start = time.perf_counter()
         h.run()
         timing["solve"] = time.perf_counter() - run_start
@@ -605,6 +651,15 @@ class HighsMatrixSolver:
         if passed == _highspy().HighsStatus.kError:
             raise SolverError("HiGHS rejected the reduced model (passModel failed).")
         return h
+
+    def _offer_start(self, h, reduction: Reduction | None) -> None:
+        start, self._start = self._start, None
+        if reduction is not None:
+            start = start[reduction.keep_cols]
+        solution = _highspy().HighsSolution()
+        solution.col_value = start
+        solution.value_valid = True
+        h.setSolution(solution)
 
     def _configure(self, h, time_limit: float | None) -> None:
         defaults = _highs_defaults()

@@ -7,6 +7,7 @@ import logging
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt import ClusteringProblem
@@ -455,6 +456,41 @@ def test_highs_matrix_solver_changes_costs_and_bounds_in_place():
     assert integer.solve().objective == pytest.approx(-2.0)
     with pytest.raises(SolverError, match="no row duals"):
         _ = integer.row_dual
+
+
+def test_highs_matrix_solver_adds_rows_and_keeps_them_in_its_relaxation():
+    # max x + y, x + 2y <= 4, 3x + y <= 6, integers: optimum 3 at (2, 1) (LP: 2.8 at (1.6, 1.2)).
+    A = np.array([[1.0, 2.0], [3.0, 1.0]])
+    mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
+                            integrality=[True, True])
+    assert mip.relaxation().solve().objective == pytest.approx(-2.8)
+    # x + y <= 2 cuts the LP optimum off; the relaxation taken afterwards holds the row.
+    mip.add_rows(sp.csr_array(np.array([[1.0, 1.0]])), -np.inf, 2.0)
+    assert mip.n_rows == 3
+    assert mip.relaxation().solve().objective == pytest.approx(-2.0)
+    assert mip.solve().objective == pytest.approx(-2.0)
+    with pytest.raises(InvalidDataError, match="rows must have 2 columns, got 3"):
+        mip.add_rows(sp.csr_array(np.ones((1, 3))), -np.inf, 1.0)
+
+
+def test_highs_matrix_solver_starts_from_a_given_solution():
+    # A subset-sum equality: without search nodes or heuristics HiGHS finds no solution, and
+    # with a start it returns that start.
+    rng = np.random.default_rng(0)
+    n = 40
+    sizes = rng.integers(1000, 5000, n).astype(float)
+    chosen = rng.random(n) < 0.5
+    target = sizes[chosen].sum()
+    cost = rng.random(n)
+    program = HighsMatrixSolver(cost, sizes[None, :], [target], [target], np.zeros(n), np.ones(n),
+                                integrality=np.ones(n, dtype=bool),
+                                options=SolverOptions(extra={"mip_max_nodes": 0, "presolve": "off",
+                                                             "mip_heuristic_effort": 0.0}))
+    assert not program.solve(require_solution=False).has_solution
+    program.set_start(chosen.astype(float))
+    assert program.solve(require_solution=False).objective == pytest.approx(cost[chosen].sum())
+    with pytest.raises(InvalidDataError, match="col_value must have 40 entries"):
+        program.set_start(np.zeros(3))
 
 
 # ----------------------------------------------------------------------------- solver swap

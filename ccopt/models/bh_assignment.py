@@ -98,6 +98,18 @@ placement of the must-link components; the best is returned with status ``time_l
 On dense constraint sets HiGHS's first incumbents were up to 15 times the optimum
 (vehicle, 14,365 constraints, first k-means++ centres: 69,768 against about 4,200).
 
+*Clique rows* (``cuts_after``, ``highs_matrix`` only). P's LP relaxation lets must-linked
+objects spread evenly over two clusters and cannot-linked groups share the same halves
+without paying anything, so on dense noise-free sets its bound stays far under the optimum
+(vehicle CS20, first step: 3,897 against 4,158) and HiGHS did not close the first step in
+200 s. A solve still running after ``cuts_after`` seconds is stopped; P gets the valid rows of
+:mod:`ccopt.models._bh_cuts` (cannot-link cliques over must-link components, found by
+separation on the LP relaxation) and is solved again, from the first solve's incumbent, in
+the time left; if the strengthened LP's optimum is integral it is taken as P's optimum
+without a MIP solve. The rows cut off no assignment, so the step stays exact; they depend on
+the constraints only and stay in the program for later steps. The Pyomo twin
+(:attr:`BHAssignmentProgram.model`) does not carry them.
+
 *Candidate centres* (``n_candidates``, off by default; PCCC's ``n_neighbors``). Each
 constrained unit may take only its ``q`` nearest centres (units joined by must-links share
 the ``q`` nearest of their group, by summed cost): the other ``x`` are bounded by 0
@@ -161,6 +173,11 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+# Seconds of a plain HiGHS solve before P is strengthened by clique rows (BHAssignmentProgram).
+# Every solve of the BH-kmeans table outside the 16 runs with time-limited solves finishes well
+# within it; those 16 spend their time at HiGHS's root node, which the rows close.
+DEFAULT_CUTS_AFTER = 10.0
 
 
 def euclidean_distances(X, centers) -> np.ndarray:
@@ -687,6 +704,11 @@ class BHAssignmentProgram:
         program is smaller, its optimum can be worse than P's. When the restriction leaves
         no feasible assignment (hard constraints, row (3)), P is solved unrestricted. None,
         or a value >= ``k``, solves P exactly.
+    cuts_after : float or None, default=10.0
+        ``highs_matrix`` only: seconds a solve of P may run before it is stopped, P is
+        strengthened by cannot-link clique rows over must-link components (valid rows that
+        change neither the feasible assignments nor the optimum; module docstring) and
+        solved again in the time left. 0 strengthens before every solve; None never does.
 
     Attributes
     ----------
@@ -721,7 +743,8 @@ class BHAssignmentProgram:
                  contract: bool = True, eliminate_free: bool = True, decompose: bool = True,
                  max_labellings: int = 10_000, solver: str = DEFAULT_RESOLVE_SOLVER,
                  mip_gap: float | None = None, threads: int | None = None, tee: bool = False,
-                 solver_options: dict | None = None, n_candidates: int | None = None):
+                 solver_options: dict | None = None, n_candidates: int | None = None,
+                 cuts_after: float | None = DEFAULT_CUTS_AFTER):
         self.problem = problem
         self.plan = BHAssignmentPlan.from_problem(problem, contract=contract)
         self._penalty = check_nonnegative(penalty, "penalty")
@@ -736,6 +759,7 @@ class BHAssignmentProgram:
         self._max_labellings = check_positive_int(max_labellings, "max_labellings")
         self._n_candidates = (None if n_candidates is None
                               else check_positive_int(n_candidates, "n_candidates"))
+        self._cuts_after = None if cuts_after is None else check_nonnegative(cuts_after, "cuts_after")
         if self._decompose:
             self._decomposition = _Decomposition.from_plan(self.plan, self._max_labellings)
         self._full: PyomoRows | MatrixRows | None = None
@@ -770,7 +794,7 @@ class BHAssignmentProgram:
         """A program over ``units``: as matrices for ``highs_matrix``, in Pyomo otherwise."""
         common = dict(nonempty=nonempty, penalty=self._penalty, name=name, options=self._options)
         if self._solver_name == MATRIX_SOLVER:
-            return MatrixRows(self.plan, units, n_slots, **common)
+            return MatrixRows(self.plan, units, n_slots, cuts_after=self._cuts_after, **common)
         return PyomoRows(self.plan, units, n_slots, solver=self._solver_name, **common)
 
     # ------------------------------------------------------------------ centres

@@ -1,0 +1,218 @@
+"""Cannot-link clique rows over must-link components (ccopt.models._bh_cuts).
+
+Validity is checked against every labelling of tiny instances; exactness of the strengthened
+program against brute force (``bh_brute.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ccopt import ClusteringProblem
+from ccopt.exceptions import InvalidParameterError
+from ccopt.models._bh_cuts import CliqueRowSeparator, tighten
+from ccopt.models._bh_rows import MatrixRows, ProgramPairs
+from ccopt.models.bh_assignment import BHAssignmentProgram
+from ccopt.solvers import SolverOptions
+
+from .bh_brute import brute_force, make_problem, random_instance
+
+
+def pairs_of(n, ml=(), cl=(), hard_ml=(), hard_cl=()):
+    def arr(p):
+        return np.asarray(p, dtype=np.int64).reshape(-1, 2)
+    return ProgramPairs(n, arr(cl), np.ones(len(cl)), arr(ml), np.ones(len(ml)), arr(hard_cl),
+                        arr(hard_ml), None)
+
+
+def columns_of(labels, k, pairs):
+    """The program's columns for one labelling, with the smallest feasible slacks."""
+    n = labels.size
+    x = np.zeros((n, k))
+    x[np.arange(n), labels] = 1.0
+    y = (labels[pairs.soft_cl[:, 0]] == labels[pairs.soft_cl[:, 1]]).astype(float)
+    z = (labels[pairs.soft_ml[:, 0]] != labels[pairs.soft_ml[:, 1]]).astype(float)
+    return np.concatenate([x.reshape(-1), y, z])
+
+
+def random_pairs(rng, n, n_pairs):
+    chosen = rng.choice(n * (n - 1) // 2, size=min(n_pairs, n * (n - 1) // 2), replace=False)
+    all_pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    pairs = [all_pairs[c] for c in chosen]
+    kinds = np.digitize(rng.random(len(pairs)), [0.4, 0.85, 0.92])  # ML, CL, hard ML, hard CL
+    return tuple([p for p, kind in zip(pairs, kinds, strict=True) if kind == want] for want in range(4))
+
+
+def test_rows_hold_for_every_labelling():
+    rng = np.random.default_rng(0)
+    n_rows_found = 0
+    for _ in range(60):
+        n, k = int(rng.integers(5, 8)), int(rng.integers(2, 4))
+        ml, cl, hard_ml, hard_cl = random_pairs(rng, n, int(rng.integers(4, 12)))
+        pairs = pairs_of(n, ml, cl, hard_ml, hard_cl)
+        separator = CliqueRowSeparator(pairs, k, ranks=3)
+        # Fractional points of the kind the LP returns: spread assignments, small slacks.
+        x = rng.dirichlet(np.full(k, 0.7), size=n)
+        slack = rng.uniform(0, 0.3, size=separator.n_cols - n * k) * (rng.random(separator.n_cols - n * k) < 0.5)
+        rows = separator.separate(np.concatenate([x.reshape(-1), slack]))
+        n_rows_found += rows.shape[0]
+        if rows.shape[0] == 0:
+            continue
+        for labels in itertools.product(range(k), repeat=n):
+            cols = columns_of(np.array(labels), k, pairs)
+            if hard_ml and any(labels[a] != labels[b] for a, b in hard_ml):
+                continue
+            if hard_cl and any(labels[a] == labels[b] for a, b in hard_cl):
+                continue
+            assert (rows @ cols).max() <= 1.0 + 1e-9
+    assert n_rows_found > 20  # the check above is not vacuous
+
+
+def test_evenly_split_components_are_cut():
+    # Three must-link pairs, pairwise cannot-linked, two clusters: every object half in each
+    # cluster satisfies (4) and (5) with zero slack; three components cannot share two clusters.
+    pairs = pairs_of(6, ml=[(0, 1), (2, 3), (4, 5)], cl=[(1, 2), (3, 4), (5, 0)])
+    separator = CliqueRowSeparator(pairs, 2, ranks=1)
+    point = np.concatenate([np.full(12, 0.5), np.zeros(6)])
+    rows = separator.separate(point)
+    assert rows.shape[0] == 2  # one per cluster
+    assert (rows @ point).min() == pytest.approx(1.5)
+    # Returned once: the same point yields nothing new.
+    assert separator.separate(point).shape[0] == 0
+
+
+def test_cannot_links_inside_a_component_are_not_used():
+    pairs = pairs_of(4, ml=[(0, 1), (1, 2), (2, 3)], cl=[(0, 3)])
+    separator = CliqueRowSeparator(pairs, 2)
+    assert not separator.useful
+    assert separator.separate(np.full(separator.n_cols, 0.5)).shape[0] == 0
+
+
+def three_groups_problem(seed=0, per_group=6):
+    """Three must-link groups, pairwise cannot-linked, and two clusters: the plain LP puts
+    every group half in each cluster and pays nothing; every labelling pays."""
+    rng = np.random.default_rng(seed)
+    X = np.concatenate([rng.normal(loc=c, scale=0.4, size=(per_group, 2))
+                        for c in ([0, 0], [3, 0], [0, 3])])
+    groups = np.repeat(np.arange(3), per_group)
+    ml, cl = [], []
+    for i, j in itertools.combinations(range(X.shape[0]), 2):
+        if rng.random() < 0.35:
+            (ml if groups[i] == groups[j] else cl).append((i, j))
+    return ClusteringProblem.create(X, 2, ml=ml, cl=cl), groups
+
+
+def test_tighten_raises_the_lp_bound_and_stays_below_the_optimum():
+    problem, _ = three_groups_problem()
+    centers = np.array([[1.5, 0.0], [0.0, 3.0]])
+    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
+                                  mip_gap=0.0)
+    exact = program.solve().objective
+    rows = program._full_rows()
+    plain = rows._solver.relaxation().solve().objective
+    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, 2), rows._integer, end=None)
+    assert tightening.rows.shape[0] > 0
+    # Two clusters for three pairwise cannot-linked groups: the plain LP pays no violation.
+    assert plain < exact - 5.0
+    assert plain + 5.0 < tightening.bound <= exact + 1e-7
+
+
+def test_tighten_finds_the_integral_optimum_of_consistent_groups():
+    # Three groups, three clusters, one centre far from all: the plain LP puts every group
+    # half in each of the two near clusters; the strengthened LP is integral at P's optimum.
+    problem, _ = three_groups_problem(seed=4)
+    problem = ClusteringProblem.create(problem.X, 3, problem.constraints)
+    centers = np.array([[1.5, 0.0], [0.0, 1.5], [6.0, 6.0]])
+    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
+                                  mip_gap=0.0)
+    exact = program.solve().objective
+    rows = program._full_rows()
+    plain = rows._solver.relaxation().solve().objective
+    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, 3), rows._integer, end=None)
+    assert plain < exact - 1e-3
+    assert tightening.bound == pytest.approx(exact, rel=1e-7)
+    assert tightening.solution is not None
+
+
+@pytest.mark.parametrize("flags", [{"decompose": False}, {"max_labellings": 1}])
+def test_strengthened_program_keeps_the_optimum(flags):
+    problem, _ = three_groups_problem(seed=1)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        centers = rng.normal(loc=1.5, scale=1.5, size=(2, 2))
+        plain = BHAssignmentProgram(problem, centers=centers, cuts_after=None, mip_gap=0.0, **flags)
+        cut = BHAssignmentProgram(problem, centers=centers, cuts_after=0.0, mip_gap=0.0, **flags)
+        a, b = plain.solve(), cut.solve()
+        assert b.objective == pytest.approx(a.objective, rel=1e-9)
+        assert any("cuts" in s.timing for s in b.solves)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_optimum_with_rows_equals_enumeration(seed):
+    X, centers, k, rows, penalty, min_size, max_size = random_instance(
+        500 + seed, n=7, k=3, max_rows=14, hard_prob=0.1, sizes=seed % 4 == 0)
+    costs, _ = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+    if not np.isfinite(costs.min()):
+        return
+    problem = make_problem(X, k, rows, min_size, max_size)
+    program = BHAssignmentProgram(problem, penalty=penalty, centers=centers, mip_gap=0.0,
+                                  cuts_after=0.0, decompose=False)
+    assert program.solve().objective == pytest.approx(costs.min(), rel=1e-7, abs=1e-7)
+
+
+def test_rows_are_reused_by_later_solves():
+    problem, _ = three_groups_problem(seed=2)
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]),
+                                  decompose=False, cuts_after=0.0)
+    program.solve()
+    n_rows = program._full_rows()._solver.n_rows
+    plain_rows = MatrixRows(program.plan, program.plan.constrained_units, program._n_slots,
+                            nonempty=True, penalty=1.0, name="P", options=SolverOptions())._solver.n_rows
+    assert n_rows > plain_rows
+    program.set_centers(np.array([[0.0, 0.0], [3.0, 0.0]]))
+    brute = BHAssignmentProgram(problem, centers=np.array([[0.0, 0.0], [3.0, 0.0]]),
+                                decompose=False, cuts_after=None, mip_gap=0.0).solve()
+    assert program.solve().objective == pytest.approx(brute.objective, rel=1e-7)
+
+
+def test_negative_cuts_after_is_rejected():
+    problem, _ = three_groups_problem()
+    with pytest.raises(InvalidParameterError, match="cuts_after"):
+        BHAssignmentProgram(problem, cuts_after=-1.0)
+
+
+def test_a_solve_stopped_after_cuts_after_is_strengthened_and_finished(monkeypatch):
+    # The first MIP solve is reported as stopped by the cuts_after limit (as on the dense
+    # sets); the program then gets its rows and the answer is still P's optimum.
+    from ccopt.solvers import HighsMatrixSolver, SolveResult
+    from ccopt.status import Status
+
+    real_solve = HighsMatrixSolver.solve
+    calls = []
+
+    def first_stopped(self, **kwargs):
+        result = real_solve(self, **kwargs)
+        calls.append((self.is_mip, kwargs.get("time_limit")))
+        if self.is_mip and len([c for c in calls if c[0]]) == 1:
+            return SolveResult(Status.TIME_LIMIT, result.objective, None, result.wall_time,
+                               result.solver, "kTimeLimit", result.has_solution)
+        return result
+
+    monkeypatch.setattr(HighsMatrixSolver, "solve", first_stopped)
+    problem, _ = three_groups_problem(seed=5)
+    centers = np.array([[1.5, 0.0], [0.0, 3.0]])
+    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=5.0,
+                                  mip_gap=0.0)
+    result = program.solve(time_limit=60.0)
+    (solve,) = result.solves
+    assert solve.status.value == "optimal"
+    assert set(solve.timing) >= {"probe", "cuts"}
+    assert calls[0] == (True, 5.0)  # the probe had cuts_after seconds
+    assert any(not is_mip for is_mip, _ in calls)  # LP rounds ran
+    monkeypatch.setattr(HighsMatrixSolver, "solve", real_solve)
+    plain = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
+                                mip_gap=0.0).solve()
+    assert result.objective == pytest.approx(plain.objective, rel=1e-9)
