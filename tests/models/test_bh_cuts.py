@@ -105,15 +105,20 @@ def three_groups_problem(seed=0, per_group=6):
     return ClusteringProblem.create(X, 2, ml=ml, cl=cl), groups
 
 
-def test_tighten_raises_the_lp_bound_and_stays_below_the_optimum():
-    problem, _ = three_groups_problem()
-    centers = np.array([[1.5, 0.0], [0.0, 3.0]])
+def exact_plain_and_tightened(problem, centers):
+    """P's optimum, its plain LP bound, and :func:`tighten` on it."""
     program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
                                   mip_gap=0.0)
     exact = program.solve().objective
     rows = program._full_rows()
     plain = rows._solver.relaxation().solve().objective
-    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, 2), rows._integer, end=None)
+    separator = CliqueRowSeparator(rows._pairs, problem.n_clusters)
+    return exact, plain, tighten(rows._solver, separator, rows._integer, end=None)
+
+
+def test_tighten_raises_the_lp_bound_and_stays_below_the_optimum():
+    problem, _ = three_groups_problem()
+    exact, plain, tightening = exact_plain_and_tightened(problem, np.array([[1.5, 0.0], [0.0, 3.0]]))
     assert tightening.rows.shape[0] > 0
     # Two clusters for three pairwise cannot-linked groups: the plain LP pays no violation.
     assert plain < exact - 5.0
@@ -125,13 +130,8 @@ def test_tighten_finds_the_integral_optimum_of_consistent_groups():
     # half in each of the two near clusters; the strengthened LP is integral at P's optimum.
     problem, _ = three_groups_problem(seed=4)
     problem = ClusteringProblem.create(problem.X, 3, problem.constraints)
-    centers = np.array([[1.5, 0.0], [0.0, 1.5], [6.0, 6.0]])
-    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
-                                  mip_gap=0.0)
-    exact = program.solve().objective
-    rows = program._full_rows()
-    plain = rows._solver.relaxation().solve().objective
-    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, 3), rows._integer, end=None)
+    exact, plain, tightening = exact_plain_and_tightened(
+        problem, np.array([[1.5, 0.0], [0.0, 1.5], [6.0, 6.0]]))
     assert plain < exact - 1e-3
     assert tightening.bound == pytest.approx(exact, rel=1e-7)
     assert tightening.solution is not None
