@@ -38,10 +38,12 @@ adds. :func:`tighten` alternates LP solves and separation.
 
 Measured on the first step of the table's slowest runs (scratch runs, 20 ranks): vehicle
 CS20 seed 0, LP bound 3,897 to 4,158.5 in 2 rounds (19 s), which is the optimum (the LP point
-is integral); led7digit CS20 seed 0, 862 to 903.0 in 4 rounds (28 s), HiGHS then proves 903.0
-optimal at the root node in 16 s (it had stopped at 873 / 2,129 after 100 s); movement libras
-CS20 seed 2 (15 classes, many small components), 2,809 to 2,893, still 3 % under the best
-known assignment.
+is integral); led7digit CS20 seed 0, 862 to 903.0 in 5 rounds (29 s), again integral (HiGHS
+alone had stopped at 873 / 2,129 after 100 s). Not closed: movement libras CS20 seed 2 (15
+classes, many small components), 2,809 to 2,893, 3 % under the best assignment found; vehicle
+CS10 seed 0 (a sparse must-link graph), integral only after 12 rounds and 206 s of LP solves.
+Over the 16 runs of the BH-kmeans table that had a solve stopped by the 200-s limit: 4,244 s
+without the rows, 2,561 s with them (``benchmarks/reports/bh_clique_rows.md``).
 """
 
 from __future__ import annotations
