@@ -239,8 +239,6 @@ class BHKMeans(ConstrainedClusterer):
                 f"solver_options must be a dict or None, got {type(self.solver_options).__name__}.")
         n_candidates = (None if self.n_candidates is None
                         else check_positive_int(self.n_candidates, "n_candidates"))
-        cuts_after = (None if self.cuts_after is None
-                      else check_nonnegative(self.cuts_after, "cuts_after"))
         solver = check_solver(self.solver)
         starts = 1 if not isinstance(init, str) else n_init
 
@@ -248,7 +246,7 @@ class BHKMeans(ConstrainedClusterer):
             problem, penalty=penalty, decompose=bool(self.decompose), solver=solver,
             mip_gap=self.mip_gap, threads=self.threads, tee=bool(self.tee),
             solver_options=self.solver_options, n_candidates=n_candidates,
-            cuts_after=cuts_after,
+            cuts_after=self.cuts_after,  # checked by the program
         )
         runs: list[_Run] = []
         counters = {"time_limited": 0, "solves": 0}

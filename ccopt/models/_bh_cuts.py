@@ -48,14 +48,16 @@ without the rows, 2,561 s with them (``benchmarks/reports/bh_clique_rows.md``).
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, dijkstra
 
-from ccopt.solvers import HighsMatrixSolver
+from ccopt.solvers import MATRIX_SOLVER, HighsMatrixSolver, SolveResult
 from ccopt.status import Status
 
 # A row is added only when the LP point violates it by more than this.
@@ -64,6 +66,13 @@ _MIN_VIOLATION = 1e-4
 _TINY = 1e-9
 # Components considered per cluster and rank (those with the largest x).
 _MAX_CANDIDATES = 100
+# Share of a solve's remaining time limit that the clique-row LP rounds may use.
+_CUT_SHARE = 0.6
+# No more clique rows once they reach this share of P's own rows (vehicle CS10's first
+# step took 13,000 rows on 14,000 in 9 rounds without closing).
+_MAX_CUT_ROW_SHARE = 1.0
+
+logger = logging.getLogger(__name__)
 
 
 class CliqueRowSeparator:
@@ -90,6 +99,7 @@ class CliqueRowSeparator:
         self._k, self._n = k, n
         self._ranks, self._max_starts = ranks, max_starts
         n_x, n_cl = n * k, pairs.soft_cl.shape[0]
+        self.n_x = n_x  # the integer columns come first
         self.n_cols = n_x + n_cl + pairs.soft_ml.shape[0]
         no_slack = np.int64(-1)
         ml = np.concatenate([pairs.soft_ml, pairs.hard_ml]).astype(np.int64).reshape(-1, 2)
@@ -107,17 +117,24 @@ class CliqueRowSeparator:
         ends = np.sort(comp[self._cl], axis=1)
         self._cl_comp_a, self._cl_comp_b = ends[:, 0], ends[:, 1]
         self._active = np.unique(ends)  # components some such cannot-link touches
-        # Members grouped by component (for the q-th largest x of each).
-        self._by_comp = np.argsort(comp, kind="stable")
-        self._comp_start = np.searchsorted(comp[self._by_comp], np.arange(self.n_components))
+        # Where each component's members start once sorted by component (q-th largest x).
         self._comp_size = np.bincount(comp, minlength=self.n_components)
+        self._comp_start = np.cumsum(self._comp_size) - self._comp_size
         # Both directions of every must-link; the data index finds an edge's slack column.
         rows = np.concatenate([ml[:, 0], ml[:, 1]])
         cols = np.concatenate([ml[:, 1], ml[:, 0]])
         self._ml_rows, self._ml_cols = rows, cols
         self._ml_slack_col = np.concatenate([ml_col, ml_col])
-        self._edge_of = {(int(a), int(b)): int(c) for a, b, c in zip(rows, cols, self._ml_slack_col, strict=True)}
         self._seen: set[tuple] = set()
+
+    @cached_property
+    def _edge_of(self) -> dict[tuple[int, int], int]:
+        """Slack column of the must-link between two rows (-1: hard), both directions.
+
+        Built on the first row: a program whose solves finish within ``cuts_after`` never
+        needs it."""
+        return {(int(a), int(b)): int(c)
+                for a, b, c in zip(self._ml_rows, self._ml_cols, self._ml_slack_col, strict=True)}
 
     @property
     def useful(self) -> bool:
@@ -141,14 +158,16 @@ class CliqueRowSeparator:
         # non-negative weights).
         col_value = np.clip(np.asarray(col_value, dtype=np.float64), 0.0, None)
         x = col_value[: n * k].reshape(n, k)
-        slack = np.append(col_value, 0.0)  # position -1: hard edges, no slack
-        weights = slack[self._ml_slack_col] + _TINY
+        values = np.append(col_value, 0.0)  # position -1: hard edges, no slack
+        weights = values[self._ml_slack_col] + _TINY
         ml_graph = sp.csr_array((weights, (self._ml_rows, self._ml_cols)), shape=(n, n))
-        cl_slack = slack[self._cl_col]
+        cl_slack = values[self._cl_col]
         found: list[tuple[list[int], list[int]]] = []
-        for rank in range(self._ranks):
-            for j in range(k):
-                found.extend(self._separate_one(x[:, j], j, rank, ml_graph, cl_slack, slack))
+        for j in range(k):
+            # Members by component, largest x first.
+            order = np.lexsort((-x[:, j], self._comp))
+            for rank in range(self._ranks):
+                found.extend(self._separate_one(x[:, j], order, j, rank, ml_graph, cl_slack, values))
         if not found:
             return sp.csr_array((0, self.n_cols))
         indptr = np.cumsum([0] + [len(xs) + len(ss) for xs, ss in found])
@@ -156,11 +175,10 @@ class CliqueRowSeparator:
         data = np.concatenate([np.r_[np.ones(len(xs)), -np.ones(len(ss))] for xs, ss in found])
         return sp.csr_array((data, indices, indptr), shape=(len(found), self.n_cols))
 
-    def _separate_one(self, xj, j, rank, ml_graph, cl_slack, slack):
+    def _separate_one(self, xj, order, j, rank, ml_graph, cl_slack, values):
         comps = self._active
         size = self._comp_size[comps]
-        # Members by component, largest x first: the rank-th of each (the last if smaller).
-        order = np.lexsort((-xj, self._comp))
+        # The rank-th member of each component by x (the last if the component is smaller).
         reps = order[self._comp_start[comps] + np.minimum(rank, size - 1)]
         value = xj[reps]
         keep = value > _MIN_VIOLATION
@@ -203,12 +221,12 @@ class CliqueRowSeparator:
                         pair_cost += added
             if len(clique) < 2 or total - 1.0 - pair_cost <= _MIN_VIOLATION:
                 continue
-            row = self._row(clique, j, rep_of, best_edge, pred, slack)
+            row = self._row(clique, j, rep_of, best_edge, pred, values)
             if row is not None:
                 rows.append(row)
         return rows
 
-    def _row(self, clique, j, rep_of, best_edge, pred, slack):
+    def _row(self, clique, j, rep_of, best_edge, pred, values):
         """The row of one clique, or None when the exact union of paths makes it slack or it
         was returned before."""
         k = self._k
@@ -229,8 +247,7 @@ class CliqueRowSeparator:
         key = (tuple(x_cols), tuple(cols))
         if key in self._seen:
             return None
-        x_sum = sum(slack[c] for c in x_cols)
-        if x_sum - 1.0 - sum(slack[c] for c in cols) <= _MIN_VIOLATION:
+        if values[x_cols].sum() - 1.0 - values[cols].sum() <= _MIN_VIOLATION:
             return None
         self._seen.add(key)
         return x_cols, cols
@@ -262,8 +279,8 @@ class Tightening:
     interrupted: bool = False
 
 
-def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, integer: np.ndarray, *,
-            end: float | None, max_rounds: int = 30) -> Tightening:
+def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float | None,
+            max_rounds: int = 30) -> Tightening:
     """Solve ``mip``'s LP relaxation, add the violated clique rows, repeat.
 
     Stops when no row is violated, after ``max_rounds``, when an LP does not finish, or at
@@ -273,8 +290,8 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, integer: np.n
     ----------
     mip : HighsMatrixSolver
     separator : CliqueRowSeparator
-    integer : ndarray of bool, shape (n_cols,)
-        The integer columns (for the integrality check of the last LP point).
+        Also gives the integer columns (the ``x``, first), for the integrality check of
+        the last LP point.
     end : float or None
     max_rounds : int, default=30
     """
@@ -295,11 +312,75 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, integer: np.n
         point = lp.col_value
         rows = separator.separate(point)
         if rows.shape[0] == 0:
-            values = point[integer]
-            if np.all(np.abs(values - np.round(values)) <= 1e-6):
+            assignment = point[: separator.n_x]
+            if np.all(np.abs(assignment - np.round(assignment)) <= 1e-6):
                 solution = point.copy()
             break
         found.append(rows)
         lp.add_rows(rows, -np.inf, 1.0)
     rows = sp.vstack(found, format="csr") if found else sp.csr_array((0, separator.n_cols))
     return Tightening(rows, bound, solution, rounds, time.perf_counter() - started, interrupted)
+
+
+class CliqueRowStrengthening:
+    """The policy of :meth:`ccopt.models._bh_rows.MatrixRows.solve` with ``cuts_after``.
+
+    A MIP solve still running after ``cuts_after`` seconds is stopped; :func:`tighten`
+    strengthens the program (the rows stay in ``mip``) with at most ``_CUT_SHARE`` of the
+    time left; an integral strengthened LP optimum is the answer, otherwise the MIP is
+    solved again from the first incumbent in the rest of the time.
+
+    Parameters
+    ----------
+    pairs : ProgramPairs
+    n_clusters : int
+    cuts_after : float
+        Seconds of the first solve (0: strengthen before solving).
+    n_base_rows : int
+        Rows of the program without clique rows; strengthening stops once the clique rows
+        reach ``_MAX_CUT_ROW_SHARE`` of them.
+    """
+
+    def __init__(self, pairs, n_clusters: int, cuts_after: float, n_base_rows: int):
+        self._pairs, self._k = pairs, n_clusters
+        self._cuts_after = cuts_after
+        self._max_rows = int(n_base_rows * (1 + _MAX_CUT_ROW_SHARE))
+        self._separator: CliqueRowSeparator | None = None
+
+    def solve(self, mip: HighsMatrixSolver, time_limit: float | None) -> tuple[SolveResult, np.ndarray | None]:
+        """Solve ``mip``; the result, and the LP point when that is the solution."""
+        started = time.perf_counter()
+        end = None if time_limit is None else started + time_limit
+        probe = self._cuts_after
+        if self._separator is None:
+            self._separator = CliqueRowSeparator(self._pairs, self._k)
+        if ((time_limit is not None and time_limit <= probe) or mip.n_rows >= self._max_rows
+                or not self._separator.useful):
+            return mip.solve(time_limit=time_limit, require_solution=False), None
+        first = mip.solve(time_limit=probe, require_solution=False) if probe > 0 else None
+        if first is not None and first.status is not Status.TIME_LIMIT:
+            return first, None
+        incumbent = mip.col_value.copy() if first is not None and first.has_solution else None
+        cut_end = None if end is None else time.perf_counter() + _CUT_SHARE * (end - time.perf_counter())
+        tightening = tighten(mip, self._separator, end=cut_end)
+        mip.add_rows(tightening.rows, -np.inf, 1.0)
+        timing = {"probe": 0.0 if first is None else first.wall_time, "cuts": tightening.seconds}
+        logger.debug("P strengthened by %d clique rows in %d LP rounds (%.2f s), LP bound %s",
+                     tightening.rows.shape[0], tightening.rounds, tightening.seconds, tightening.bound)
+        if tightening.interrupted:
+            return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started,
+                               MATRIX_SOLVER, "interrupted during the clique-row LP rounds", False,
+                               timing), None
+        if tightening.solution is not None:
+            # An integral optimum of a relaxation of P is optimal for P.
+            return SolveResult(Status.OPTIMAL, tightening.bound, tightening.bound,
+                               time.perf_counter() - started, MATRIX_SOLVER,
+                               "optimal (LP relaxation with clique rows is integral)", True,
+                               timing), tightening.solution
+        if incumbent is not None:
+            mip.set_start(incumbent)
+        limit = None if end is None else max(end - time.perf_counter(), 1e-3)
+        result = mip.solve(time_limit=limit, require_solution=False)
+        timing.update(result.timing)
+        return SolveResult(result.status, result.objective, result.bound, time.perf_counter() - started,
+                           result.solver, result.termination, result.has_solution, timing), None

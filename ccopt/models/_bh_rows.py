@@ -27,8 +27,6 @@ and maximum-size rows per cluster.
 
 from __future__ import annotations
 
-import logging
-import time
 from dataclasses import dataclass
 from functools import partial
 
@@ -39,23 +37,8 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt._params import write_values
-from ccopt.models._bh_cuts import CliqueRowSeparator, tighten
-from ccopt.solvers import (
-    MATRIX_SOLVER,
-    HighsMatrixSolver,
-    PersistentSolver,
-    SolveResult,
-    SolverOptions,
-)
-from ccopt.status import Status
-
-logger = logging.getLogger(__name__)
-
-# Share of a solve's remaining time limit that the clique-row LP rounds may use.
-_CUT_SHARE = 0.6
-# No more clique rows once they reach this share of P's own rows (vehicle CS10's first
-# step took 13,000 rows on 14,000 in 9 rounds without closing).
-_MAX_CUT_ROW_SHARE = 1.0
+from ccopt.models._bh_cuts import CliqueRowStrengthening
+from ccopt.solvers import HighsMatrixSolver, PersistentSolver, SolveResult, SolverOptions
 
 
 @dataclass(frozen=True)
@@ -249,8 +232,6 @@ class MatrixRows:
     def __init__(self, plan, units: np.ndarray, n_slots: int, *, nonempty: bool, penalty: float,
                  name: str, options: SolverOptions, cuts_after: float | None = None):
         pairs = ProgramPairs.select(plan, units, n_slots)
-        self._cuts_after = cuts_after
-        self._separator: CliqueRowSeparator | None = None
         self._lp_labels: np.ndarray | None = None
         k, n_rows = plan.n_clusters, pairs.n_rows
         self.n_rows, self._k = n_rows, k
@@ -264,8 +245,8 @@ class MatrixRows:
         col_upper = np.concatenate([np.ones(n_x), np.full(n_cols - n_x, np.inf)])
         integer = np.zeros(n_cols, dtype=bool)
         integer[:n_x] = True
-        self._integer = integer
-        self._max_rows_with_cuts = int(A.shape[0] * (1 + _MAX_CUT_ROW_SHARE))
+        self._strengthening = (None if cuts_after is None
+                               else CliqueRowStrengthening(pairs, k, cuts_after, A.shape[0]))
         self._forbidden = np.zeros(n_x, dtype=bool)
         self._solver = HighsMatrixSolver(np.zeros(n_cols), A, row_lower, row_upper, np.zeros(n_cols),
                                          col_upper, integrality=integer, options=options)
@@ -310,51 +291,19 @@ class MatrixRows:
 
         With ``cuts_after``, a MIP solve that has not finished after that many seconds is
         stopped, the program is strengthened by cannot-link clique rows over must-link
-        components (:mod:`ccopt.models._bh_cuts`; the rows stay for later solves) and
-        solved again, from the first solve's incumbent, in the time that is left. When the
-        strengthened LP relaxation already has an integral optimum, that is the solution.
+        components (:class:`~ccopt.models._bh_cuts.CliqueRowStrengthening`; the rows stay
+        for later solves) and solved again, from the first solve's incumbent, in the time
+        that is left. When the strengthened LP relaxation already has an integral optimum,
+        that is the solution.
         """
         self._lp_labels = None
-        started = time.perf_counter()
-        end = None if time_limit is None else started + time_limit
-        probe = self._cuts_after
-        if (probe is None or (time_limit is not None and time_limit <= probe)
-                or self._solver.n_rows >= self._max_rows_with_cuts or not self._cut_family().useful):
+        if self._strengthening is None:
             return self._solver.solve(time_limit=time_limit, require_solution=False)
-        first = self._solver.solve(time_limit=probe, require_solution=False) if probe > 0 else None
-        if first is not None and first.status is not Status.TIME_LIMIT:
-            return first
-        incumbent = self._solver.col_value.copy() if first is not None and first.has_solution else None
-        # The LP rounds may take most, not all, of what is left: the MIP gets the rest.
-        cut_end = None if end is None else time.perf_counter() + _CUT_SHARE * (end - time.perf_counter())
-        tightening = tighten(self._solver, self._separator, self._integer, end=cut_end)
-        self._solver.add_rows(tightening.rows, -np.inf, 1.0)
-        timing = {"probe": 0.0 if first is None else first.wall_time, "cuts": tightening.seconds}
-        logger.debug("P strengthened by %d clique rows in %d LP rounds (%.2f s), LP bound %s",
-                     tightening.rows.shape[0], tightening.rounds, tightening.seconds, tightening.bound)
-        if tightening.interrupted:
-            return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started,
-                               MATRIX_SOLVER, "interrupted during the clique-row LP rounds", False, timing)
-        if tightening.solution is not None:
-            # An integral optimum of a relaxation of P is optimal for P.
+        result, lp_point = self._strengthening.solve(self._solver, time_limit)
+        if lp_point is not None:
             n_x = self.n_rows * self._k
-            self._lp_labels = np.argmax(tightening.solution[:n_x].reshape(self.n_rows, self._k), axis=1)
-            return SolveResult(Status.OPTIMAL, tightening.bound, tightening.bound,
-                               time.perf_counter() - started, MATRIX_SOLVER,
-                               "optimal (LP relaxation with clique rows is integral)", True, timing)
-        if incumbent is not None:
-            self._solver.set_start(incumbent)
-        limit = None if end is None else max(end - time.perf_counter(), 1e-3)
-        result = self._solver.solve(time_limit=limit, require_solution=False)
-        timing.update(result.timing)
-        return SolveResult(result.status, result.objective, result.bound,
-                           time.perf_counter() - started, result.solver, result.termination,
-                           result.has_solution, timing)
-
-    def _cut_family(self) -> CliqueRowSeparator:
-        if self._separator is None:
-            self._separator = CliqueRowSeparator(self._pairs, self._k)
-        return self._separator
+            self._lp_labels = np.argmax(lp_point[:n_x].reshape(self.n_rows, self._k), axis=1)
+        return result
 
     def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""

@@ -113,7 +113,7 @@ def exact_plain_and_tightened(problem, centers):
     rows = program._full_rows()
     plain = rows._solver.relaxation().solve().objective
     separator = CliqueRowSeparator(rows._pairs, problem.n_clusters)
-    return exact, plain, tighten(rows._solver, separator, rows._integer, end=None)
+    return exact, plain, tighten(rows._solver, separator, end=None)
 
 
 def test_tighten_raises_the_lp_bound_and_stays_below_the_optimum():
