@@ -473,6 +473,76 @@ def test_highs_matrix_solver_adds_rows_and_keeps_them_in_its_relaxation():
         mip.add_rows(sp.csr_array(np.ones((1, 3))), -np.inf, 1.0)
 
 
+def test_highs_matrix_solver_deletes_rows():
+    A = np.array([[1.0, 2.0], [3.0, 1.0]])
+    mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
+                            integrality=[True, True])
+    mip.add_rows(sp.csr_array(np.array([[1.0, 1.0]])), -np.inf, 2.0)
+    assert mip.relaxation().solve().objective == pytest.approx(-2.0)
+    # Without x + 2y <= 4 and x + y <= 2 the LP optimum is 6 at (0, 6).
+    mip.delete_rows([2, 0])
+    assert mip.n_rows == 1
+    assert mip.relaxation().solve().objective == pytest.approx(-6.0)
+    assert mip.solve().objective == pytest.approx(-6.0)
+    with pytest.raises(InvalidDataError, match="row 1 is out of range for a program of 1 rows"):
+        mip.delete_rows([1])
+
+
+def _random_covering_lp(n: int):
+    """min c x, A x >= 1, 0 <= x <= 10: a random sparse LP taking HiGHS a good fraction of a
+    second."""
+    rng = np.random.default_rng(0)
+    A = sp.random(n, n, density=0.01, random_state=0, format="csr")
+    return rng, A, rng.random(n)
+
+
+def _assert_resolve_gets_its_limit(first, resolve):
+    """A re-solve given half the time of the first solve either finishes or runs about its
+    limit; HiGHS's LP clock counts every earlier run of the instance, so without
+    :func:`ccopt.solvers._lp_time_limit` it stopped at once."""
+    limit = max(0.5 * first.wall_time, 0.05)
+    result = resolve(limit)
+    assert result.status is Status.OPTIMAL or result.wall_time >= 0.8 * limit
+
+
+def test_highs_matrix_lp_resolve_gets_its_own_time_limit():
+    rng, A, cost = _random_covering_lp(3000)
+    n = A.shape[1]
+    lp = HighsMatrixSolver(cost, A, np.ones(n), np.full(n, np.inf), np.zeros(n), np.full(n, 10.0))
+    first = lp.solve(time_limit=0.3, require_solution=False)
+
+    def resolve(limit):
+        lp.set_costs(rng.random(n))
+        return lp.solve(time_limit=limit, require_solution=False)
+
+    _assert_resolve_gets_its_limit(first, resolve)
+
+
+@pytest.mark.parametrize("name", ["appsi_highs", "highs"])
+def test_pyomo_highs_lp_resolve_gets_its_own_time_limit(name):
+    rng, A, cost = _random_covering_lp(1500)
+    n = A.shape[1]
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(range(n), bounds=(0, 10))
+    model.c = pyo.Param(range(n), initialize=dict(enumerate(cost)), mutable=True)
+    model.rows = pyo.ConstraintList()
+    for i in range(n):
+        cols = A.indices[A.indptr[i]:A.indptr[i + 1]]
+        if cols.size:
+            model.rows.add(LinearExpression(linear_coefs=A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
+                                            linear_vars=[model.x[int(c)] for c in cols]) >= 1)
+    model.obj = pyo.Objective(expr=sum(model.c[j] * model.x[j] for j in range(n)))
+    solver = PersistentSolver(model, name)
+    first = solver.solve(time_limit=0.3, require_solution=False)
+
+    def resolve(limit):
+        for j in range(n):
+            model.c[j] = rng.random()
+        return solver.solve(time_limit=limit, require_solution=False)
+
+    _assert_resolve_gets_its_limit(first, resolve)
+
+
 def test_highs_matrix_solver_starts_from_a_given_solution():
     # A subset-sum equality: without search nodes or heuristics HiGHS finds no solution, and
     # with a start it returns that start.

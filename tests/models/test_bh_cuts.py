@@ -80,8 +80,13 @@ def test_evenly_split_components_are_cut():
     rows = separator.separate(point)
     assert rows.shape[0] == 2  # one per cluster
     assert (rows @ point).min() == pytest.approx(1.5)
-    # Returned once: the same point yields nothing new.
+    # Returned once: the same point yields nothing new, until the rows are forgotten (tighten
+    # forgets the rows it drops from its LP while they are slack).
     assert separator.separate(point).shape[0] == 0
+    separator.forget(rows[[1]])
+    again = separator.separate(point)
+    assert again.shape[0] == 1
+    assert (again != rows[[1]]).nnz == 0
 
 
 def test_cannot_links_inside_a_component_are_not_used():
@@ -135,6 +140,9 @@ def test_tighten_finds_the_integral_optimum_of_consistent_groups():
     assert plain < exact - 1e-3
     assert tightening.bound == pytest.approx(exact, rel=1e-7)
     assert tightening.solution is not None
+    # The rows handed back are those the last LP holds, and tighten drops slack ones.
+    assert tightening.rows.shape[0] > 0
+    assert (tightening.rows @ tightening.solution) == pytest.approx(1.0, abs=1e-6)
 
 
 @pytest.mark.parametrize("flags", [{"decompose": False}, {"max_labellings": 1}])
