@@ -41,9 +41,12 @@ CS20 seed 0, LP bound 3,897 to 4,158.5 in 2 rounds (19 s), which is the optimum 
 is integral); led7digit CS20 seed 0, 862 to 903.0 in 5 rounds (29 s), again integral (HiGHS
 alone had stopped at 873 / 2,129 after 100 s). Not closed: movement libras CS20 seed 2 (15
 classes, many small components), 2,809 to 2,893, 3 % under the best assignment found; vehicle
-CS10 seed 0 (a sparse must-link graph), integral only after 12 rounds and 206 s of LP solves.
-Over the 16 runs of the BH-kmeans table that had a solve stopped by the 200-s limit: 4,244 s
-without the rows, 2,561 s with them (``benchmarks/reports/bh_clique_rows.md``).
+CS10 seed 0 (a sparse must-link graph): integral at the optimum 4,131.2 after 11 rounds and
+163 s of LP solves when every row found stays in the LP (rounds of 1 to 28 s as it grows by
+some 1,800 rows a round), after 15 rounds and 97 s when :func:`tighten` drops the rows each LP
+leaves slack (rounds of about 7 s, 1,800-2,300 rows held). Over the 16 runs of the BH-kmeans
+table that had a solve stopped by the 200-s limit: 4,244 s without the rows, 2,499 s with
+them (``benchmarks/reports/bh_kmeans.md``; 9 of the 16 still stop a solve at that limit).
 """
 
 from __future__ import annotations
@@ -299,11 +302,9 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
 
     Stops when no row is violated, after ``max_rounds``, when an LP does not finish, or at
     ``end`` (``perf_counter`` time). After every LP the clique rows it leaves slack are
-    dropped from it (the separator may offer them again later): without that the LP grows
-    by some 1,800 rows a round on vehicle CS10's first step and each round takes longer
-    (4 s to 28 s over 10 rounds; 163 s to the integral optimum, 97 s with the slack rows
-    dropped, in 15 rounds of about 7 s). The rows are not added to ``mip``; the caller adds
-    :attr:`Tightening.rows`, the clique rows the last LP holds.
+    dropped from it (the separator may offer them again later), which keeps the rounds
+    short (module docstring: vehicle CS10). The rows are not added to ``mip``; the caller
+    adds :attr:`Tightening.rows`, the clique rows the last LP holds.
 
     Parameters
     ----------
