@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from ccopt import ClusteringProblem
 from ccopt.exceptions import InvalidParameterError
@@ -224,3 +225,38 @@ def test_a_solve_stopped_after_cuts_after_is_strengthened_and_finished(monkeypat
     plain = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
                                 mip_gap=0.0).solve()
     assert result.objective == pytest.approx(plain.objective, rel=1e-9)
+
+
+def test_probing_stops_once_the_lp_violates_no_clique_row(monkeypatch):
+    # HiGHS restarts a stopped MIP, so each probe costs its seconds: once the first LP round
+    # finds no row (as on letter), later solves of the program are not stopped any more.
+    from ccopt.models import _bh_cuts
+    from ccopt.solvers import HighsMatrixSolver, SolveResult
+    from ccopt.status import Status
+
+    real_solve = HighsMatrixSolver.solve
+    mip_limits = []
+
+    def mip_always_stopped_at_probe(self, **kwargs):
+        result = real_solve(self, **kwargs)
+        if self.is_mip:
+            mip_limits.append(kwargs.get("time_limit"))
+            if kwargs.get("time_limit") == 5.0:
+                return SolveResult(Status.TIME_LIMIT, result.objective, None, result.wall_time,
+                                   result.solver, "kTimeLimit", result.has_solution)
+        return result
+
+    def no_row_found(mip, separator, *, end, max_rounds=30):
+        return _bh_cuts.Tightening(sp.csr_array((0, separator.n_cols)), 0.0, None, 1, 0.0)
+
+    monkeypatch.setattr(HighsMatrixSolver, "solve", mip_always_stopped_at_probe)
+    monkeypatch.setattr(_bh_cuts, "tighten", no_row_found)
+    problem, _ = three_groups_problem(seed=5)
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]),
+                                  decompose=False, cuts_after=5.0, mip_gap=0.0)
+    first = program.solve(time_limit=60.0)
+    program.set_centers(np.array([[1.0, 0.5], [0.5, 2.5]]))
+    second = program.solve(time_limit=60.0)
+    assert mip_limits[0] == 5.0 and 5.0 not in mip_limits[1:]
+    assert first.solves[0].status.value == second.solves[0].status.value == "optimal"
+    assert "probe" in first.solves[0].timing and "probe" not in second.solves[0].timing
