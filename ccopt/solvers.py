@@ -587,7 +587,7 @@ class HighsMatrixSolver:
         self._h.deleteRows(rows.size, rows.astype(np.int32))
         keep = np.ones(self.n_rows, dtype=bool)
         keep[rows] = False
-        self._A = sp.csc_array(sp.csr_array(self._A)[keep])
+        self._A = self._A[keep]
         self._row_lower, self._row_upper = self._row_lower[keep], self._row_upper[keep]
         self.n_rows = int(keep.sum())
         self._solution = None
@@ -1137,7 +1137,9 @@ class PersistentSolver:
 
     def _highs_time_limit(self, time_limit: float | None) -> float | None:
         """``time_limit`` for Pyomo's HiGHS object, which keeps one HiGHS instance across
-        solves (:func:`_lp_time_limit`)."""
+        solves (:func:`_lp_time_limit`); other solvers get it unchanged."""
+        if self.name not in _HIGHS_NAMES:
+            return time_limit
         if self._is_mip is None:
             self._is_mip = any(not var.is_continuous()
                                for var in self.model.component_data_objects(pyo.Var, active=True))
@@ -1159,8 +1161,7 @@ class PersistentSolver:
                     opts.setdefault("time_limit", defaults["time_limit"])
                 opts.setdefault("mip_rel_gap", defaults["mip_rel_gap"])
             # APPSI overwrites config.time_limit inside solve(): it must be passed as timelimit=.
-            kwargs["timelimit"] = (self._highs_time_limit(time_limit) if self.name in _HIGHS_NAMES
-                                   else time_limit)
+            kwargs["timelimit"] = self._highs_time_limit(time_limit)
             if self._n_solves and self._only_params_change:
                 cfg = self._opt.update_config
                 cfg.check_for_new_or_removed_constraints = False
@@ -1227,8 +1228,7 @@ class PersistentSolver:
         config = dict(tee=self.options.tee, raise_exception_on_nonoptimal_result=False,
                       load_solutions=False)
         if time_limit is not None:
-            config["time_limit"] = (self._highs_time_limit(time_limit) if self.name in _HIGHS_NAMES
-                                    else time_limit)
+            config["time_limit"] = self._highs_time_limit(time_limit)
         if self.options.mip_gap is not None:
             config["rel_gap"] = self.options.mip_gap
         if self.options.threads is not None:

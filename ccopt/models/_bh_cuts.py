@@ -239,8 +239,7 @@ class CliqueRowSeparator:
         for i in range(rows.shape[0]):
             cols = rows.indices[rows.indptr[i]:rows.indptr[i + 1]]
             sign = rows.data[rows.indptr[i]:rows.indptr[i + 1]]
-            self._seen.discard((tuple(sorted(cols[sign > 0].tolist())),
-                                tuple(sorted(cols[sign < 0].tolist()))))
+            self._seen.discard(_row_key(cols[sign > 0].tolist(), cols[sign < 0].tolist()))
 
     def _row(self, clique, j, rep_of, best_edge, pred, values):
         """The row of one clique, or None when the exact union of paths makes it slack or it
@@ -260,13 +259,18 @@ class CliqueRowSeparator:
                         node = step
         slack_cols.discard(-1)
         cols = sorted(slack_cols)
-        key = (tuple(x_cols), tuple(cols))
+        key = _row_key(x_cols, cols)
         if key in self._seen:
             return None
         if values[x_cols].sum() - 1.0 - values[cols].sum() <= _MIN_VIOLATION:
             return None
         self._seen.add(key)
         return x_cols, cols
+
+
+def _row_key(x_cols, slack_cols) -> tuple:
+    """What identifies a clique row in :attr:`CliqueRowSeparator._seen`."""
+    return tuple(sorted(x_cols)), tuple(sorted(slack_cols))
 
 
 @dataclass(frozen=True)
