@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -425,5 +425,4 @@ class CliqueRowStrengthening:
         limit = None if end is None else max(end - time.perf_counter(), 1e-3)
         result = mip.solve(time_limit=limit, require_solution=False)
         timing.update(result.timing)
-        return SolveResult(result.status, result.objective, result.bound, time.perf_counter() - started,
-                           result.solver, result.termination, result.has_solution, timing), None
+        return replace(result, wall_time=time.perf_counter() - started, timing=timing), None

@@ -232,7 +232,7 @@ class MatrixRows:
     def __init__(self, plan, units: np.ndarray, n_slots: int, *, nonempty: bool, penalty: float,
                  name: str, options: SolverOptions, cuts_after: float | None = None):
         pairs = ProgramPairs.select(plan, units, n_slots)
-        self._lp_labels: np.ndarray | None = None
+        self._lp_point: np.ndarray | None = None  # the solution, when an LP gave it
         k, n_rows = plan.n_clusters, pairs.n_rows
         self.n_rows, self._k = n_rows, k
         self._pairs = pairs
@@ -296,21 +296,17 @@ class MatrixRows:
         that is left. When the strengthened LP relaxation already has an integral optimum,
         that is the solution.
         """
-        self._lp_labels = None
+        self._lp_point = None
         if self._strengthening is None:
             return self._solver.solve(time_limit=time_limit, require_solution=False)
-        result, lp_point = self._strengthening.solve(self._solver, time_limit)
-        if lp_point is not None:
-            n_x = self.n_rows * self._k
-            self._lp_labels = np.argmax(lp_point[:n_x].reshape(self.n_rows, self._k), axis=1)
+        result, self._lp_point = self._strengthening.solve(self._solver, time_limit)
         return result
 
     def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""
-        if self._lp_labels is not None:
-            return self._lp_labels
+        point = self._solver.col_value if self._lp_point is None else self._lp_point
         n_x = self.n_rows * self._k
-        return np.argmax(self._solver.col_value[:n_x].reshape(self.n_rows, self._k), axis=1)
+        return np.argmax(point[:n_x].reshape(self.n_rows, self._k), axis=1)
 
 
 def _mask_change(current: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
