@@ -543,6 +543,11 @@ class HighsMatrixSolver:
         self._col_lower[cols], self._col_upper[cols] = lower, upper
         self._solution = None
 
+    def col_bounds(self, cols) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the lower and upper bounds of the columns at positions ``cols``."""
+        cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+        return self._col_lower[cols].copy(), self._col_upper[cols].copy()
+
     def add_rows(self, rows, lower, upper) -> None:
         """Append rows ``lower <= rows @ x <= upper`` (one ``addRows`` call).
 

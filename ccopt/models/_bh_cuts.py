@@ -36,6 +36,13 @@ cannot-link that minimises path + slack + path; cliques grown greedily from each
 components with the largest ``x``, a component joining when its ``x`` exceeds the slack it
 adds. :func:`tighten` alternates LP solves and separation.
 
+The start. When the strengthened LP is still fractional, P is solved again from the better
+of the stopped solve's incumbent and :func:`neighbourhood_start`'s solution: P with every
+object fixed where the LP point puts it, except the fractional ones and their constraint
+neighbours. Those LP points are nearly integral (led7digit CS15: 16-20 fractional objects
+of 500) and the neighbourhood MIP finds P's optimum in well under a second, from which
+HiGHS closes its last 0.1-0.3 % gap several times sooner than from the probe's incumbent.
+
 Measured on the first step of the table's slowest runs (scratch runs, 20 ranks): vehicle
 CS20 seed 0, LP bound 3,897 to 4,158.5 in 2 rounds (19 s), which is the optimum (the LP point
 is integral); led7digit CS20 seed 0, 862 to 903.0 in 5 rounds (29 s), again integral (HiGHS
@@ -52,6 +59,7 @@ them (``benchmarks/reports/bh_kmeans.md``; 9 of the 16 still stop a solve at tha
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -78,6 +86,13 @@ _CUT_SHARE = 0.75
 # No more clique rows once they reach this share of P's own rows (vehicle CS10's first
 # step took 13,000 rows on 14,000 in 9 rounds without closing).
 _MAX_CUT_ROW_SHARE = 1.0
+# The neighbourhood MIP of the start (neighbourhood_start) frees the rows the strengthened
+# LP leaves fractional and their constraint neighbours while those are at most this share of
+# P's rows, the fractional rows alone otherwise.
+_NEIGHBOURHOOD_ROW_SHARE = 0.5
+# Share of a solve's remaining time limit that the neighbourhood MIP may use, and its cap.
+_NEIGHBOURHOOD_TIME_SHARE = 0.1
+_NEIGHBOURHOOD_MAX_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
 
@@ -286,6 +301,8 @@ class Tightening:
         Optimum of the last LP solved (a lower bound on the MIP's), None if none finished.
     solution : ndarray or None
         The last LP point, when it is integral in the integer columns (then it solves the MIP).
+    point : ndarray or None
+        The last LP point, integral or not (None if no LP finished).
     rounds : int
     seconds : float
     interrupted : bool
@@ -295,6 +312,7 @@ class Tightening:
     rows: sp.csr_array
     bound: float | None
     solution: np.ndarray | None
+    point: np.ndarray | None
     rounds: int
     seconds: float
     interrupted: bool = False
@@ -323,7 +341,7 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
     lp = mip.relaxation()
     n_base = lp.n_rows
     held = sp.csr_array((0, separator.n_cols))  # the clique rows in the LP, in its row order
-    bound, solution, rounds, interrupted = None, None, 0, False
+    bound, point, solution, rounds, interrupted = None, None, None, 0, False
     while rounds < max_rounds:
         limit = None if end is None else end - time.perf_counter()
         if limit is not None and limit <= 0:
@@ -352,7 +370,65 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
             break
         held = sp.vstack([held, rows], format="csr")
         lp.add_rows(rows, -np.inf, 1.0)
-    return Tightening(held, bound, solution, rounds, time.perf_counter() - started, interrupted)
+    return Tightening(held, bound, solution, point, rounds, time.perf_counter() - started, interrupted)
+
+
+def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: np.ndarray, *,
+                        time_limit: float) -> tuple[SolveResult, np.ndarray | None]:
+    """A solution of ``mip`` near an LP point: the MIP with most rows fixed where the point puts them.
+
+    The rows (objects) that ``point`` assigns fractionally stay free, and so do the rows a
+    constraint joins to them while those are at most ``_NEIGHBOURHOOD_ROW_SHARE`` of the
+    program; every other row is fixed to the cluster the point gives it. The neighbourhood
+    of RINS (Danna, Rothberg and Le Pape 2005) with the incumbent replaced by the
+    strengthened LP point, grown along the constraints because a fractional row is held by
+    its neighbours' rows. The bounds of ``mip`` are as before when this returns.
+
+    Why. HiGHS proves P's optimum far sooner from a good start: on the first step of
+    led7digit CS15 seed 1 the MIP after the clique rows took 105 s from the probe's
+    incumbent and 37 s from this start (the optimum, found in 2.7 s with 167 of 500 rows
+    free); seed 0: 58 s and 7 s, the optimum found in 0.06 s (scratch runs).
+
+    Parameters
+    ----------
+    mip : HighsMatrixSolver
+    pairs : ProgramPairs
+        The program's pairs (the constraint graph over its rows).
+    n_clusters : int
+    point : ndarray of shape (n_cols,)
+        An LP point of ``mip``'s relaxation.
+    time_limit : float
+        Seconds for the neighbourhood MIP.
+
+    Returns
+    -------
+    result : SolveResult
+        The neighbourhood MIP's (its objective is P's at that solution).
+    col_value : ndarray or None
+        Its solution, None when it found none in its time.
+    """
+    k, n = n_clusters, pairs.n_rows
+    x = np.asarray(point[: n * k], dtype=np.float64).reshape(n, k)
+    fractional = (np.abs(x - np.round(x)) > 1e-6).any(axis=1)
+    ends = np.concatenate([pairs.soft_ml, pairs.soft_cl, pairs.hard_ml, pairs.hard_cl]).reshape(-1, 2)
+    touched = np.zeros(n, dtype=bool)
+    touched[ends[fractional[ends[:, 0]], 1]] = True
+    touched[ends[fractional[ends[:, 1]], 0]] = True
+    free = fractional | touched
+    if free.sum() > _NEIGHBOURHOOD_ROW_SHARE * n:
+        free = fractional
+    cols = np.flatnonzero(np.repeat(~free, k))
+    lower, upper = mip.col_bounds(cols)
+    value = np.clip(np.round(x.reshape(-1)[cols]), lower, upper)
+    mip.set_col_bounds(cols, value, value)
+    try:
+        result = mip.solve(time_limit=time_limit, require_solution=False)
+        found = mip.col_value.copy() if result.has_solution else None
+    finally:
+        mip.set_col_bounds(cols, lower, upper)
+    logger.debug("neighbourhood start: %d of %d rows free, %s, objective %s (%.2f s)", int(free.sum()), n,
+                 result.status.value, result.objective, result.wall_time)
+    return result, found
 
 
 class CliqueRowStrengthening:
@@ -361,7 +437,8 @@ class CliqueRowStrengthening:
     A MIP solve still running after ``cuts_after`` seconds is stopped; :func:`tighten`
     strengthens the program (the rows stay in ``mip``) with at most ``_CUT_SHARE`` of the
     time left; an integral strengthened LP optimum is the answer, otherwise the MIP is
-    solved again from the first incumbent in the rest of the time. When the first LP of
+    solved again in the rest of the time, from the better of the first solve's incumbent
+    and :func:`neighbourhood_start`'s solution near the last LP point. When the first LP of
     those rounds already violates no clique row, later solves of the program run to their
     limit without stopping.
 
@@ -420,9 +497,33 @@ class CliqueRowStrengthening:
                                time.perf_counter() - started, MATRIX_SOLVER,
                                "optimal (LP relaxation with clique rows is integral)", True,
                                timing), tightening.solution
-        if incumbent is not None:
-            mip.set_start(incumbent)
+        start, interrupted = self._start(mip, tightening.point, end, incumbent,
+                                         first.objective if incumbent is not None else math.inf, timing)
+        if interrupted:
+            return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started,
+                               MATRIX_SOLVER, "interrupted during the neighbourhood start", False,
+                               timing), None
+        if start is not None:
+            mip.set_start(start)
         limit = None if end is None else max(end - time.perf_counter(), 1e-3)
         result = mip.solve(time_limit=limit, require_solution=False)
         timing.update(result.timing)
         return replace(result, wall_time=time.perf_counter() - started, timing=timing), None
+
+    def _start(self, mip, point, end, incumbent, incumbent_value: float,
+               timing: dict) -> tuple[np.ndarray | None, bool]:
+        """The better of the probe's incumbent and the neighbourhood solution of ``point``,
+        and whether Ctrl-C stopped the neighbourhood MIP."""
+        if point is None:
+            return incumbent, False
+        left = _NEIGHBOURHOOD_MAX_SECONDS if end is None else end - time.perf_counter()
+        limit = min(_NEIGHBOURHOOD_MAX_SECONDS, _NEIGHBOURHOOD_TIME_SHARE * left)
+        if limit <= 0:
+            return incumbent, False
+        result, found = neighbourhood_start(mip, self._pairs, self._k, point, time_limit=limit)
+        timing["neighbourhood"] = result.wall_time
+        if result.status is Status.INTERRUPTED:
+            return incumbent, True
+        if found is not None and result.objective < incumbent_value:
+            return found, False
+        return incumbent, False

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from ccopt import ClusteringProblem
 from ccopt.exceptions import InvalidParameterError
-from ccopt.models._bh_cuts import CliqueRowSeparator, tighten
+from ccopt.models._bh_cuts import CliqueRowSeparator, neighbourhood_start, tighten
 from ccopt.models._bh_rows import MatrixRows, ProgramPairs
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.solvers import SolverOptions
@@ -218,7 +218,7 @@ def test_a_solve_stopped_after_cuts_after_is_strengthened_and_finished(monkeypat
     result = program.solve(time_limit=60.0)
     (solve,) = result.solves
     assert solve.status.value == "optimal"
-    assert set(solve.timing) >= {"probe", "cuts"}
+    assert set(solve.timing) >= {"probe", "cuts", "neighbourhood"}  # the LP stays fractional
     assert calls[0] == (True, 5.0)  # the probe had cuts_after seconds
     assert any(not is_mip for is_mip, _ in calls)  # LP rounds ran
     monkeypatch.setattr(HighsMatrixSolver, "solve", real_solve)
@@ -247,7 +247,8 @@ def test_probing_stops_once_the_lp_violates_no_clique_row(monkeypatch):
         return result
 
     def no_row_found(mip, separator, *, end, max_rounds=30):
-        return _bh_cuts.Tightening(sp.csr_array((0, separator.n_cols)), 0.0, None, 1, 0.0)
+        return _bh_cuts.Tightening(sp.csr_array((0, separator.n_cols)), bound=0.0, solution=None,
+                                   point=None, rounds=1, seconds=0.0)
 
     monkeypatch.setattr(HighsMatrixSolver, "solve", mip_always_stopped_at_probe)
     monkeypatch.setattr(_bh_cuts, "tighten", no_row_found)
@@ -260,3 +261,62 @@ def test_probing_stops_once_the_lp_violates_no_clique_row(monkeypatch):
     assert mip_limits[0] == 5.0 and 5.0 not in mip_limits[1:]
     assert first.solves[0].status.value == second.solves[0].status.value == "optimal"
     assert "probe" in first.solves[0].timing and "probe" not in second.solves[0].timing
+
+
+def fractional_tightened_program(seed=0):
+    """A program whose LP stays fractional after :func:`tighten` (rows added to the MIP)."""
+    problem, _ = three_groups_problem(seed=seed)
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]),
+                                  decompose=False, cuts_after=None, mip_gap=0.0)
+    exact = program.solve().objective
+    rows = program._full_rows()
+    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, problem.n_clusters), end=None)
+    rows._solver.add_rows(tightening.rows, -np.inf, 1.0)
+    return program, rows, tightening, exact
+
+
+def test_neighbourhood_start_fixes_the_integral_rows_and_restores_the_bounds():
+    program, rows, tightening, exact = fractional_tightened_program()
+    mip, k, n = rows._solver, program.plan.n_clusters, rows._pairs.n_rows
+    x = tightening.point[: n * k].reshape(n, k)
+    fractional = (np.abs(x - np.round(x)) > 1e-6).any(axis=1)
+    assert tightening.solution is None and fractional.any()  # the case the start is for
+    # Forbid one empty cluster of every integral row: the start must keep those columns at 0.
+    forbidden = np.zeros((n, k), dtype=bool)
+    forbidden[np.arange(n), np.argmin(x, axis=1)] = ~fractional
+    rows.forbid(forbidden)
+    before = mip.col_bounds(np.arange(mip.n_cols))
+    result, start = neighbourhood_start(mip, rows._pairs, k, tightening.point, time_limit=30.0)
+    after = mip.col_bounds(np.arange(mip.n_cols))
+    np.testing.assert_array_equal(before[0], after[0])
+    np.testing.assert_array_equal(before[1], after[1])
+    assert start is not None
+    labels = np.argmax(start[: n * k].reshape(n, k), axis=1)
+    # Rows that are integral in the point and joined to no fractional row keep its cluster.
+    ends = np.concatenate([rows._pairs.soft_ml, rows._pairs.soft_cl]).reshape(-1, 2)
+    near = fractional.copy()
+    near[ends[fractional[ends[:, 0]], 1]] = near[ends[fractional[ends[:, 1]], 0]] = True
+    fixed = ~near if near.sum() <= 0.5 * n else ~fractional
+    np.testing.assert_array_equal(labels[fixed], np.argmax(x[fixed], axis=1))
+    # A solution of P (with its clique rows and bounds), not better than P's optimum.
+    activity = mip._A @ start
+    assert np.all(activity >= mip._row_lower - 1e-7) and np.all(activity <= mip._row_upper + 1e-7)
+    assert np.all(start >= before[0] - 1e-9) and np.all(start <= before[1] + 1e-9)
+    assert result.objective == pytest.approx(mip._cost @ start + mip._offset, rel=1e-9)
+    assert result.objective >= exact - 1e-7
+
+
+def test_ctrl_c_in_the_neighbourhood_start_interrupts_the_solve(monkeypatch):
+    from ccopt.models import _bh_cuts
+    from ccopt.solvers import SolveResult
+    from ccopt.status import Status
+
+    def interrupted(mip, pairs, n_clusters, point, *, time_limit):
+        return SolveResult(Status.INTERRUPTED, None, None, 0.1, "highs_matrix", "kInterrupt", False), None
+
+    monkeypatch.setattr(_bh_cuts, "neighbourhood_start", interrupted)
+    problem, _ = three_groups_problem(seed=0)
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]),
+                                  decompose=False, cuts_after=0.0)
+    with pytest.raises(KeyboardInterrupt):  # passed on, as when HiGHS is stopped by Ctrl-C
+        program.solve(time_limit=60.0)
