@@ -86,9 +86,12 @@ _CUT_SHARE = 0.75
 # No more clique rows once they reach this share of P's own rows (vehicle CS10's first
 # step took 13,000 rows on 14,000 in 9 rounds without closing).
 _MAX_CUT_ROW_SHARE = 1.0
-# The neighbourhood MIP of the start (neighbourhood_start) frees the rows the strengthened
-# LP leaves fractional and their constraint neighbours while those are at most this share of
-# P's rows, the fractional rows alone otherwise.
+# The neighbourhood MIP of the start (neighbourhood_start) runs only when the strengthened
+# LP leaves at most this share of P's rows fractional (led7digit CS15: 3-4 %; vehicle CS5
+# seed 2: 79 %, where the neighbourhood is P itself and the MIP spent its 19 s in vain) ...
+_NEIGHBOURHOOD_FRACTIONAL_SHARE = 0.1
+# ... and frees them and their constraint neighbours while those are at most this share, the
+# fractional rows alone otherwise.
 _NEIGHBOURHOOD_ROW_SHARE = 0.5
 # Share of a solve's remaining time limit that the neighbourhood MIP may use, and its cap.
 _NEIGHBOURHOOD_TIME_SHARE = 0.1
@@ -374,7 +377,7 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
 
 
 def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: np.ndarray, *,
-                        time_limit: float) -> tuple[SolveResult, np.ndarray | None]:
+                        time_limit: float) -> tuple[SolveResult, np.ndarray | None] | None:
     """A solution of ``mip`` near an LP point: the MIP with most rows fixed where the point puts them.
 
     The rows (objects) that ``point`` assigns fractionally stay free, and so do the rows a
@@ -402,14 +405,17 @@ def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: n
 
     Returns
     -------
-    result : SolveResult
-        The neighbourhood MIP's (its objective is P's at that solution).
-    col_value : ndarray or None
-        Its solution, None when it found none in its time.
+    (result, col_value) or None
+        The neighbourhood MIP's result (its objective is P's at that solution) and its
+        solution (None when it found none in its time); None without a solve when more than
+        ``_NEIGHBOURHOOD_FRACTIONAL_SHARE`` of the rows are fractional in ``point``.
     """
     k, n = n_clusters, pairs.n_rows
     x = np.asarray(point[: n * k], dtype=np.float64).reshape(n, k)
     fractional = (np.abs(x - np.round(x)) > 1e-6).any(axis=1)
+    if fractional.sum() > _NEIGHBOURHOOD_FRACTIONAL_SHARE * n:
+        logger.debug("no neighbourhood start: %d of %d rows fractional", int(fractional.sum()), n)
+        return None
     ends = np.concatenate([pairs.soft_ml, pairs.soft_cl, pairs.hard_ml, pairs.hard_cl]).reshape(-1, 2)
     touched = np.zeros(n, dtype=bool)
     touched[ends[fractional[ends[:, 0]], 1]] = True
@@ -520,7 +526,10 @@ class CliqueRowStrengthening:
         limit = min(_NEIGHBOURHOOD_MAX_SECONDS, _NEIGHBOURHOOD_TIME_SHARE * left)
         if limit <= 0:
             return incumbent, False
-        result, found = neighbourhood_start(mip, self._pairs, self._k, point, time_limit=limit)
+        outcome = neighbourhood_start(mip, self._pairs, self._k, point, time_limit=limit)
+        if outcome is None:
+            return incumbent, False
+        result, found = outcome
         timing["neighbourhood"] = result.wall_time
         if result.status is Status.INTERRUPTED:
             return incumbent, True

@@ -104,9 +104,10 @@ without paying anything, so on dense noise-free sets its bound stays far under t
 (vehicle CS20, first step: 3,897 against 4,158) and HiGHS did not close the first step in
 200 s. A solve still running after ``cuts_after`` seconds is stopped; P gets the valid rows of
 :mod:`ccopt.models._bh_cuts` (cannot-link cliques over must-link components, found by
-separation on the LP relaxation) and is solved again, from the first solve's incumbent, in
-the time left; if the strengthened LP's optimum is integral it is taken as P's optimum
-without a MIP solve. The rows cut off no assignment, so the step stays exact; they depend on
+separation on the LP relaxation) and is solved again in the time left, from the better of
+the first solve's incumbent and a solution near the strengthened LP point (P with the objects
+that point assigns integrally fixed, except the neighbours of its fractional ones); if the
+strengthened LP's optimum is integral it is taken as P's optimum without a MIP solve. The rows cut off no assignment, so the step stays exact; they depend on
 the constraints only and stay in the program for later steps. The Pyomo twin
 (:attr:`BHAssignmentProgram.model`) does not carry them.
 

@@ -196,6 +196,7 @@ def test_negative_cuts_after_is_rejected():
 def test_a_solve_stopped_after_cuts_after_is_strengthened_and_finished(monkeypatch):
     # The first MIP solve is reported as stopped by the cuts_after limit (as on the dense
     # sets); the program then gets its rows and the answer is still P's optimum.
+    from ccopt.models import _bh_cuts
     from ccopt.solvers import HighsMatrixSolver, SolveResult
     from ccopt.status import Status
 
@@ -211,6 +212,7 @@ def test_a_solve_stopped_after_cuts_after_is_strengthened_and_finished(monkeypat
         return result
 
     monkeypatch.setattr(HighsMatrixSolver, "solve", first_stopped)
+    monkeypatch.setattr(_bh_cuts, "_NEIGHBOURHOOD_FRACTIONAL_SHARE", 1.0)  # a tiny program
     problem, _ = three_groups_problem(seed=5)
     centers = np.array([[1.5, 0.0], [0.0, 3.0]])
     program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=5.0,
@@ -275,8 +277,12 @@ def fractional_tightened_program(seed=0):
     return program, rows, tightening, exact
 
 
-def test_neighbourhood_start_fixes_the_integral_rows_and_restores_the_bounds():
+def test_neighbourhood_start_fixes_the_integral_rows_and_restores_the_bounds(monkeypatch):
+    from ccopt.models import _bh_cuts
+
     program, rows, tightening, exact = fractional_tightened_program()
+    # Tiny programs have few rows, so their fractional share is large: allow any share.
+    monkeypatch.setattr(_bh_cuts, "_NEIGHBOURHOOD_FRACTIONAL_SHARE", 1.0)
     mip, k, n = rows._solver, program.plan.n_clusters, rows._pairs.n_rows
     x = tightening.point[: n * k].reshape(n, k)
     fractional = (np.abs(x - np.round(x)) > 1e-6).any(axis=1)
@@ -287,6 +293,10 @@ def test_neighbourhood_start_fixes_the_integral_rows_and_restores_the_bounds():
     rows.forbid(forbidden)
     before = mip.col_bounds(np.arange(mip.n_cols))
     result, start = neighbourhood_start(mip, rows._pairs, k, tightening.point, time_limit=30.0)
+    # A point fractional in more rows than the share allows is not nearly integral: no MIP.
+    monkeypatch.setattr(_bh_cuts, "_NEIGHBOURHOOD_FRACTIONAL_SHARE", 0.9 * fractional.mean())
+    assert neighbourhood_start(mip, rows._pairs, k, tightening.point, time_limit=30.0) is None
+    monkeypatch.setattr(_bh_cuts, "_NEIGHBOURHOOD_FRACTIONAL_SHARE", 1.0)
     after = mip.col_bounds(np.arange(mip.n_cols))
     np.testing.assert_array_equal(before[0], after[0])
     np.testing.assert_array_equal(before[1], after[1])
