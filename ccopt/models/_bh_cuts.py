@@ -77,6 +77,8 @@ _MIN_VIOLATION = 1e-4
 _TINY = 1e-9
 # A clique row whose activity is this far under 1 at an LP optimum is dropped from the LP.
 _SLACK_ROW = 1e-6
+# An LP value this close to 0 or 1 counts as integral.
+_INTEGRAL_TOL = 1e-6
 # Components considered per cluster and rank (those with the largest x).
 _MAX_CANDIDATES = 100
 # Share of a solve's remaining time limit that the clique-row LP rounds may use. The MIP
@@ -302,23 +304,29 @@ class Tightening:
         found and dropped again while slack are not among them.
     bound : float or None
         Optimum of the last LP solved (a lower bound on the MIP's), None if none finished.
-    solution : ndarray or None
-        The last LP point, when it is integral in the integer columns (then it solves the MIP).
     point : ndarray or None
-        The last LP point, integral or not (None if no LP finished).
+        The last LP point (None if no LP finished).
     rounds : int
     seconds : float
+    integral : bool
+        The last LP violates no clique row and ``point`` is integral in the integer columns
+        (then it solves the MIP).
     interrupted : bool
         The LP stopped on Ctrl-C.
     """
 
     rows: sp.csr_array
     bound: float | None
-    solution: np.ndarray | None
     point: np.ndarray | None
     rounds: int
     seconds: float
+    integral: bool = False
     interrupted: bool = False
+
+    @property
+    def solution(self) -> np.ndarray | None:
+        """``point`` when it is integral (it solves the MIP), else None."""
+        return self.point if self.integral else None
 
 
 def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float | None,
@@ -344,7 +352,7 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
     lp = mip.relaxation()
     n_base = lp.n_rows
     held = sp.csr_array((0, separator.n_cols))  # the clique rows in the LP, in its row order
-    bound, point, solution, rounds, interrupted = None, None, None, 0, False
+    bound, point, rounds, integral, interrupted = None, None, 0, False, False
     while rounds < max_rounds:
         limit = None if end is None else end - time.perf_counter()
         if limit is not None and limit <= 0:
@@ -367,13 +375,17 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
                      rounds, bound, held.shape[0], int(slack.sum()), rows.shape[0],
                      time.perf_counter() - started)
         if rows.shape[0] == 0:
-            assignment = point[: separator.n_x]
-            if np.all(np.abs(assignment - np.round(assignment)) <= 1e-6):
-                solution = point.copy()
+            integral = not _fractional_rows(point, separator._n, separator._k).any()
             break
         held = sp.vstack([held, rows], format="csr")
         lp.add_rows(rows, -np.inf, 1.0)
-    return Tightening(held, bound, solution, point, rounds, time.perf_counter() - started, interrupted)
+    return Tightening(held, bound, point, rounds, time.perf_counter() - started, integral, interrupted)
+
+
+def _fractional_rows(point: np.ndarray, n_rows: int, n_clusters: int) -> np.ndarray:
+    """Which program rows (objects) ``point`` assigns fractionally, shape (n_rows,)."""
+    x = point[: n_rows * n_clusters].reshape(n_rows, n_clusters)
+    return (np.abs(x - np.round(x)) > _INTEGRAL_TOL).any(axis=1)
 
 
 def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: np.ndarray, *,
@@ -411,8 +423,7 @@ def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: n
         ``_NEIGHBOURHOOD_FRACTIONAL_SHARE`` of the rows are fractional in ``point``.
     """
     k, n = n_clusters, pairs.n_rows
-    x = np.asarray(point[: n * k], dtype=np.float64).reshape(n, k)
-    fractional = (np.abs(x - np.round(x)) > 1e-6).any(axis=1)
+    fractional = _fractional_rows(point, n, k)
     if fractional.sum() > _NEIGHBOURHOOD_FRACTIONAL_SHARE * n:
         logger.debug("no neighbourhood start: %d of %d rows fractional", int(fractional.sum()), n)
         return None
@@ -425,7 +436,7 @@ def neighbourhood_start(mip: HighsMatrixSolver, pairs, n_clusters: int, point: n
         free = fractional
     cols = np.flatnonzero(np.repeat(~free, k))
     lower, upper = mip.col_bounds(cols)
-    value = np.clip(np.round(x.reshape(-1)[cols]), lower, upper)
+    value = np.clip(np.round(point[cols]), lower, upper)
     mip.set_col_bounds(cols, value, value)
     try:
         result = mip.solve(time_limit=time_limit, require_solution=False)
@@ -494,9 +505,7 @@ class CliqueRowStrengthening:
         logger.debug("P strengthened by %d clique rows in %d LP rounds (%.2f s), LP bound %s",
                      tightening.rows.shape[0], tightening.rounds, tightening.seconds, tightening.bound)
         if tightening.interrupted:
-            return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started,
-                               MATRIX_SOLVER, "interrupted during the clique-row LP rounds", False,
-                               timing), None
+            return _interrupted(started, "the clique-row LP rounds", timing), None
         if tightening.solution is not None:
             # An integral optimum of a relaxation of P is optimal for P.
             return SolveResult(Status.OPTIMAL, tightening.bound, tightening.bound,
@@ -506,9 +515,7 @@ class CliqueRowStrengthening:
         start, interrupted = self._start(mip, tightening.point, end, incumbent,
                                          first.objective if incumbent is not None else math.inf, timing)
         if interrupted:
-            return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started,
-                               MATRIX_SOLVER, "interrupted during the neighbourhood start", False,
-                               timing), None
+            return _interrupted(started, "the neighbourhood start", timing), None
         if start is not None:
             mip.set_start(start)
         limit = None if end is None else max(end - time.perf_counter(), 1e-3)
@@ -536,3 +543,9 @@ class CliqueRowStrengthening:
         if found is not None and result.objective < incumbent_value:
             return found, False
         return incumbent, False
+
+
+def _interrupted(started: float, during: str, timing: dict) -> SolveResult:
+    """The result of a solve that Ctrl-C stopped ``during`` a step of the strengthening."""
+    return SolveResult(Status.INTERRUPTED, None, None, time.perf_counter() - started, MATRIX_SOLVER,
+                       f"interrupted during {during}", False, timing)

@@ -107,8 +107,9 @@ without paying anything, so on dense noise-free sets its bound stays far under t
 separation on the LP relaxation) and is solved again in the time left, from the better of
 the first solve's incumbent and a solution near the strengthened LP point (P with the objects
 that point assigns integrally fixed, except the neighbours of its fractional ones); if the
-strengthened LP's optimum is integral it is taken as P's optimum without a MIP solve. The rows cut off no assignment, so the step stays exact; they depend on
-the constraints only and stay in the program for later steps. The Pyomo twin
+strengthened LP's optimum is integral it is taken as P's optimum without a MIP solve. The
+rows cut off no assignment, so the step stays exact; they depend on the constraints only
+and stay in the program for later steps. The Pyomo twin
 (:attr:`BHAssignmentProgram.model`) does not carry them.
 
 *Candidate centres* (``n_candidates``, off by default; PCCC's ``n_neighbors``). Each

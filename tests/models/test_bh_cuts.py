@@ -249,8 +249,8 @@ def test_probing_stops_once_the_lp_violates_no_clique_row(monkeypatch):
         return result
 
     def no_row_found(mip, separator, *, end, max_rounds=30):
-        return _bh_cuts.Tightening(sp.csr_array((0, separator.n_cols)), bound=0.0, solution=None,
-                                   point=None, rounds=1, seconds=0.0)
+        return _bh_cuts.Tightening(sp.csr_array((0, separator.n_cols)), bound=0.0, point=None,
+                                   rounds=1, seconds=0.0)
 
     monkeypatch.setattr(HighsMatrixSolver, "solve", mip_always_stopped_at_probe)
     monkeypatch.setattr(_bh_cuts, "tighten", no_row_found)
