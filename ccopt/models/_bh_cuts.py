@@ -529,8 +529,8 @@ class CliqueRowStrengthening:
         and whether Ctrl-C stopped the neighbourhood MIP."""
         if point is None:
             return incumbent, False
-        left = _NEIGHBOURHOOD_MAX_SECONDS if end is None else end - time.perf_counter()
-        limit = min(_NEIGHBOURHOOD_MAX_SECONDS, _NEIGHBOURHOOD_TIME_SHARE * left)
+        limit = (_NEIGHBOURHOOD_MAX_SECONDS if end is None
+                 else min(_NEIGHBOURHOOD_MAX_SECONDS, _NEIGHBOURHOOD_TIME_SHARE * (end - time.perf_counter())))
         if limit <= 0:
             return incumbent, False
         outcome = neighbourhood_start(mip, self._pairs, self._k, point, time_limit=limit)

@@ -330,3 +330,23 @@ def test_ctrl_c_in_the_neighbourhood_start_interrupts_the_solve(monkeypatch):
                                   decompose=False, cuts_after=0.0)
     with pytest.raises(KeyboardInterrupt):  # passed on, as when HiGHS is stopped by Ctrl-C
         program.solve(time_limit=60.0)
+
+
+@pytest.mark.parametrize(("time_limit", "expected"), [(None, 30.0), (60.0, 6.0)])
+def test_neighbourhood_time_is_a_share_of_the_time_left_up_to_its_cap(monkeypatch, time_limit, expected):
+    from ccopt.models import _bh_cuts
+
+    limits = []
+
+    def record(mip, pairs, n_clusters, point, *, time_limit):
+        limits.append(time_limit)
+        return None
+
+    monkeypatch.setattr(_bh_cuts, "neighbourhood_start", record)
+    problem, _ = three_groups_problem(seed=0)
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]),
+                                  decompose=False, cuts_after=0.0, mip_gap=0.0)
+    program.solve(time_limit=time_limit)
+    (limit,) = limits
+    # Without a limit: the cap; with one: a tenth of what the LP rounds left (a little under 6 s).
+    assert limit == pytest.approx(expected, rel=0.05) and limit <= expected
