@@ -9,7 +9,8 @@
 
 Malformed input (a missing file, a bad row, an index out of range, ``k`` larger than the
 data, ...) ends with one line on stderr that names the file and line, and exit code 2;
-anything unexpected still shows its traceback (exit code 1). Ctrl-C exits with 130.
+anything unexpected still shows its traceback (exit code 1). Ctrl-C exits with 130, and a
+reader that closes the output early (``| head``) with 141, silently, as after SIGPIPE.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import ast
 import csv
 import importlib
 import logging
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -34,7 +36,7 @@ __all__ = ["build_parser", "discover_benchmarks", "main"]
 
 logger = logging.getLogger("ccopt.cli")
 
-EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 BENCHMARKS_ENV = "CCOPT_BENCHMARKS"
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
@@ -69,7 +71,7 @@ examples:
   ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm lcc --seed 1
   ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm pcs --sizes 50,50,50
   ccopt cluster data.csv -k 3 --algorithm kmeans --label-column class
-  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm bh-kmeans \
+  ccopt cluster data.csv --constraints cons.csv -k 3 --algorithm bh-kmeans \\
         --predict new.csv --predict-out new_labels.csv
 """
 
@@ -433,12 +435,19 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
 
 
 def _first_row(path: str) -> list[str]:
-    """The header of a CSV file; empty when it cannot be read (load_csv then says why)."""
+    """The header of a CSV file as load_csv reads it; empty when it cannot be read (load_csv then says why).
+
+    Same reading as load_csv (byte-order mark, leading blank lines, spaces around names):
+    otherwise a label column it would find is missed here and counted as a feature.
+    """
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            return next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError):
-        return []
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            for fields in csv.reader(handle):
+                if any(f.strip() for f in fields):
+                    return [f.strip() for f in fields]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        pass
+    return []
 
 
 def _run_cluster(args) -> int:
@@ -611,8 +620,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 for invalid input (one line on stderr), 130 when interrupted.
-        Unexpected errors propagate (the console script shows the traceback, exit 1).
+        0 on success, 2 for invalid input (one line on stderr), 130 when interrupted, 141
+        when stdout was closed early. Unexpected errors propagate (the console script shows
+        the traceback, exit 1).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -626,13 +636,26 @@ def main(argv: list[str] | None = None) -> int:
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        # Buffered output meets a closed pipe only when flushed; at exit that would be too late.
+        sys.stdout.flush()
+        return code
     except CcoptError as exc:
         print(f"ccopt {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"ccopt {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout stopped early (``ccopt score ... | head``): not an error of ours.
+        # Point stdout at devnull so that the interpreter's final flush does not fail again.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # stdout without a file descriptor (captured in tests)
+            pass
+        return EXIT_BROKEN_PIPE
     finally:
         warnings.showwarning = previous
         package_logger.setLevel(previous_level)

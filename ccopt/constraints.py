@@ -69,7 +69,8 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
         arr = np.asarray(pairs)
     except Exception as exc:
         raise InvalidConstraintError(f"{what} could not be read as an (m, 2) array: {exc}") from exc
-    if arr.size == 0:
+    # Only "no pairs" is empty: a (3, 0) or (0, 3) array is a mistake, not an empty set.
+    if arr.shape in ((0,), (0, 2)):
         return np.empty((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidConstraintError(
@@ -100,6 +101,12 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
     return arr
 
 
+def _check_matrix_dtype(dtype: np.dtype) -> None:
+    """Refuse booleans (True is no kind) and complex or non-numeric entries, dense or sparse alike."""
+    if dtype == np.bool_ or not np.issubdtype(dtype, np.number) or np.issubdtype(dtype, np.complexfloating):
+        raise InvalidConstraintError(f"A constraint matrix must be numeric (1, -1, 0), got dtype {dtype}.")
+
+
 def _parse_kind(value, row: str) -> int:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) in (ML, CL):
         return int(value)
@@ -112,10 +119,8 @@ def _parse_kind(value, row: str) -> int:
 
 def _kind_array(kinds, m: int, row_name: Callable[[int], str]) -> np.ndarray:
     """One ``ML``/``CL`` code per pair; integer arrays are checked without a Python loop."""
-    given = np.asarray(kinds if kinds is not None else [])
-    if given.ndim > 1:
-        given = given.reshape(-1)
-    count = 1 if given.ndim == 0 else given.shape[0]
+    given = np.asarray(kinds if kinds is not None else []).reshape(-1)
+    count = given.shape[0]
     if count != m:
         raise InvalidConstraintError(f"kinds must have one entry per pair ({m}), got {count}.")
     if m and given.dtype.kind in "iu":
@@ -372,14 +377,14 @@ class Constraints:
             dense = np.asarray(matrix)
             if dense.ndim != 2 or dense.shape[0] != dense.shape[1]:
                 raise InvalidConstraintError(f"A constraint matrix must be square (n x n), got shape {dense.shape}.")
-            if not np.issubdtype(dense.dtype, np.number) or dense.dtype == np.bool_:
-                raise InvalidConstraintError(f"A constraint matrix must be numeric, got dtype {dense.dtype}.")
+            _check_matrix_dtype(dense.dtype)
             rows, cols = np.nonzero(dense)
             vals = dense[rows, cols]
             n = dense.shape[0]
         else:
             if mat.shape[0] != mat.shape[1]:
                 raise InvalidConstraintError(f"A constraint matrix must be square (n x n), got shape {mat.shape}.")
+            _check_matrix_dtype(mat.dtype)
             mat.sum_duplicates()
             keep = mat.data != 0
             rows, cols, vals = mat.row[keep], mat.col[keep], mat.data[keep]
@@ -452,7 +457,12 @@ class Constraints:
                     raise DataFormatError(
                         f"header {header!r} lacks column(s) {missing}; expected i,j,kind[,weight][,hard]",
                         path=path, line=1)
-                col = {name: names.index(name) for name in ("i", "j", "kind", "weight", "hard") if name in names}
+                known = ("i", "j", "kind", "weight", "hard")
+                twice = [c for c in known if names.count(c) > 1]
+                if twice:
+                    raise DataFormatError(f"header {header!r} names column(s) {twice} more than once",
+                                          path=path, line=1)
+                col = {name: names.index(name) for name in known if name in names}
                 for fields in reader:
                     line_no = reader.line_num
                     if not fields or all(not f.strip() for f in fields):
@@ -466,6 +476,10 @@ class Constraints:
                         raise DataFormatError(
                             f"indices must be integers, got i={fields[col['i']]!r}, j={fields[col['j']]!r}",
                             path=path, line=line_no) from None
+                    if max(abs(i), abs(j)) >= 2**63:
+                        # An int64 array could not hold it: say where, instead of an OverflowError.
+                        raise DataFormatError(f"index too large to be a row number: i={i}, j={j}",
+                                              path=path, line=line_no)
                     try:
                         kind = _parse_kind(fields[col["kind"]], f"line {line_no}")
                     except InvalidConstraintError as exc:
@@ -605,10 +619,9 @@ class Constraints:
     def to_given(self, values) -> np.ndarray:
         """Map per-constraint values (this object's order) onto every row the user gave."""
         values = np.asarray(values)
-        if values.shape[0] != len(self):
-            raise InvalidParameterError(
-                f"Expected one value per constraint ({len(self)}), got {values.shape[0]}."
-            )
+        if values.ndim == 0 or values.shape[0] != len(self):
+            got = "a scalar" if values.ndim == 0 else values.shape[0]
+            raise InvalidParameterError(f"Expected one value per constraint ({len(self)}), got {got}.")
         return values[self.given_index]
 
     def with_n_samples(self, n_samples: int) -> Constraints:
@@ -933,6 +946,8 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
         closure = constraints.closure
     except InfeasibleConstraintsError as exc:
         return FeasibilityReport("infeasible", str(exc), certificate=exc.certificate)
+    if n < k:
+        return FeasibilityReport("infeasible", f"{k} non-empty clusters need at least {k} objects; there are {n}.")
     if closure.n_super < k:
         return FeasibilityReport(
             "infeasible",
@@ -967,10 +982,12 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     rng = np.random.default_rng(random_state)
     strategies: list = ["DSATUR", "smallest_last", "largest_first"]
     strategies += [_random_order(rng) for _ in range(5)]
+    coloured = False  # a colouring with k colours was found, but not within max_cluster_size
     for strategy in strategies:
         colouring = nx.greedy_color(graph, strategy=strategy)
         colours = np.array([colouring[v] for v in range(closure.n_super)], dtype=np.int64)
         if colours.max(initial=-1) + 1 <= k:
+            coloured = True
             labels = _spread_to_k(colours, k, closure.sizes, max_cluster_size)
             if labels is not None:
                 return FeasibilityReport(
@@ -990,10 +1007,12 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
                     f"must-link groups): {k + 1} objects need {k + 1} clusters, only {k} allowed.",
                     certificate=objects,
                 )
+    found = (f"The colourings found with {k} clusters all exceed max_cluster_size={max_cluster_size}"
+             if coloured else f"No colouring with {k} clusters was found")
     return FeasibilityReport(
         "unknown",
-        f"No colouring with {k} clusters was found and no ({k + 1})-clique proves infeasibility; "
-        "the constraints may or may not be satisfiable.",
+        f"{found} and no ({k + 1})-clique proves infeasibility; the constraints may or may not be "
+        "satisfiable.",
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
@@ -23,8 +24,9 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ccopt._validation import check_data
 from ccopt.constraints import Constraints
-from ccopt.exceptions import DataFormatError, InvalidDataError, InvalidParameterError
+from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "Dataset",
@@ -54,7 +56,8 @@ class Dataset:
     X : ndarray of float64, shape (n_samples, n_features)
         Read-only.
     labels : ndarray of int64, shape (n_samples,), or None
-        Ground-truth classes coded 0..k-1 (read-only), or None when the data has none.
+        Ground-truth classes as integers (read-only): integer labels as given, other values
+        coded 0..k-1 (see ``label_names``); None when the data has none.
     name : str
     feature_names : tuple of str, length n_features
     constraint_sets : mapping of str to Constraints
@@ -62,6 +65,12 @@ class Dataset:
         ``n_samples``.
     label_names : tuple or None
         Original label values, ``label_names[c]`` for code ``c``, when they were recoded.
+
+    Raises
+    ------
+    InvalidDataError
+        ``X`` not a finite, non-empty 2-D numeric array, ``labels`` not one integer per row,
+        or not one feature name per column.
     """
 
     X: np.ndarray
@@ -72,14 +81,28 @@ class Dataset:
     label_names: tuple | None = None
 
     def __post_init__(self):
-        X = np.array(self.X, dtype=np.float64)
+        # The loaders check their files; these checks catch a Dataset built by hand, whose
+        # mistakes would otherwise surface later as IndexErrors or truncated labels.
+        X = np.array(check_data(self.X), dtype=np.float64)  # a copy: the caller's array stays theirs
         X.setflags(write=False)
         object.__setattr__(self, "X", X)
         if self.labels is not None:
-            labels = np.array(self.labels, dtype=np.int64).reshape(-1)
+            labels = np.asarray(self.labels).reshape(-1)
+            integral = labels.dtype.kind in "iu" or (
+                labels.dtype.kind == "f" and bool(np.all(np.isfinite(labels) & (labels == np.round(labels)))))
+            if not integral:
+                raise InvalidDataError(
+                    f"labels must be integer class codes, got dtype {labels.dtype}; code other values "
+                    "0..k-1 and keep the originals in label_names.")
+            if labels.shape[0] != X.shape[0]:
+                raise InvalidDataError(f"labels has {labels.shape[0]} entries, X has {X.shape[0]} rows.")
+            labels = labels.astype(np.int64)
             labels.setflags(write=False)
             object.__setattr__(self, "labels", labels)
-        object.__setattr__(self, "feature_names", tuple(str(f) for f in self.feature_names))
+        names = tuple(str(f) for f in self.feature_names)
+        if len(names) != X.shape[1]:
+            raise InvalidDataError(f"feature_names has {len(names)} names, X has {X.shape[1]} columns.")
+        object.__setattr__(self, "feature_names", names)
         object.__setattr__(self, "constraint_sets", MappingProxyType(dict(self.constraint_sets)))
 
     @property
@@ -260,9 +283,21 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
     try:
         as_int = stripped.astype(np.int64)
         return as_int, None
-    except ValueError:
+    except (ValueError, OverflowError):  # beyond int64, integers are names like any other
         names, codes = np.unique(stripped, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
+
+
+def _looks_like_data(header: list[str]) -> bool:
+    """True when every column name is a number and one of them is not a plain integer.
+
+    Integer names such as ``0,1,2`` are what pandas writes for unnamed columns, so they pass.
+    """
+    try:
+        [float(h) for h in header]
+    except ValueError:
+        return False
+    return not all(h.isdigit() for h in header)
 
 
 def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str | None = None,
@@ -288,24 +323,38 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     ------
     DataFormatError
         Unreadable or empty file, a header without data rows, a row with the wrong number
-        of fields, a non-numeric feature value, a missing label column or label value (the
-        message names the file and the line).
+        of fields, a non-numeric feature value, a missing or repeated label column, an empty
+        label value (the message names the file and the line).
     InvalidDataError
         A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
         names the data row, the line and the column).
     InvalidParameterError
         ``path`` not a str or path-like, or ``delimiter`` not a single character.
+
+    Warns
+    -----
+    CcoptWarning
+        When every column name is a number (other than plain integers such as ``0,1``): the
+        file probably has no header, and its first object was taken for one.
     """
     path = _check_path(path, "path")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
     header, rows, lines = _read_table(path, delimiter)
+    if _looks_like_data(header):
+        warnings.warn(
+            f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
+            "first object was read as column names and every later object is numbered one too low. "
+            "Add a header row.", CcoptWarning, stacklevel=2)
     cells = np.array(rows, dtype=str)
     labels = label_names = None
     columns = list(header)
     if label_column is not None:
         if label_column not in header:
             raise DataFormatError(f"no label column {label_column!r} in header {header}", path=path, line=1)
+        if header.count(label_column) > 1:
+            raise DataFormatError(f"the header names the label column {label_column!r} more than once",
+                                  path=path, line=1)
         at = header.index(label_column)
         labels, label_names = _encode_labels(cells[:, at], path, lines, label_column)
         keep = [c for c in range(len(header)) if c != at]

@@ -119,6 +119,17 @@ class ClusteringProblem:
         return self.constraints.closure
 
     def with_constraints(self, constraints: Constraints) -> ClusteringProblem:
-        """The same data and ``k`` with other constraints (e.g. a subset)."""
+        """The same data and ``k`` with other constraints (e.g. a subset).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``constraints`` is not a :class:`~ccopt.constraints.Constraints`.
+        InvalidConstraintError
+            If it was built for another number of objects or refers to objects beyond the data.
+        """
+        if not isinstance(constraints, Constraints):
+            raise InvalidParameterError(
+                f"constraints must be a ccopt.Constraints object, got {type(constraints).__name__}.")
         return ClusteringProblem(self.X, self.n_clusters, constraints.with_n_samples(self.n_samples),
                                  self.min_size, self.max_size)
