@@ -19,6 +19,7 @@ measure                                     what it compares
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -298,7 +299,8 @@ def detection_scores(erroneous, predicted_erroneous, *, zero_division: float = 0
     """
     truth = _as_bool(erroneous, "erroneous")
     pred = _as_bool(predicted_erroneous, "predicted_erroneous", truth.shape[0])
-    if isinstance(zero_division, bool) or not isinstance(zero_division, (int, float)):
+    # numbers.Real, not (int, float): numpy scalars such as np.float32(1.0) are numbers too.
+    if isinstance(zero_division, bool) or not isinstance(zero_division, numbers.Real):
         raise InvalidParameterError(f"zero_division must be a number or nan, got {zero_division!r}.")
     tn = int((truth & pred).sum())
     fp = int((truth & ~pred).sum())
@@ -363,8 +365,10 @@ def alignment_score(labels_true, labels_pred, sizes, *, aligned: bool = False,
     """
     true, pred = _check_pair(labels_true, labels_pred)
     E = np.asarray(sizes)
-    if E.ndim != 1 or E.size == 0 or not np.issubdtype(E.dtype, np.number) or (E < 0).any():
-        raise InvalidParameterError(f"sizes must be a non-empty 1-D array of sizes >= 0, got {sizes!r}.")
+    if (E.ndim != 1 or E.size == 0 or not np.issubdtype(E.dtype, np.number) or np.iscomplexobj(E)
+            or not np.isfinite(E).all() or (E < 0).any()):
+        raise InvalidParameterError(
+            f"sizes must be a non-empty 1-D array of finite sizes >= 0, got {sizes!r}.")
     k = E.shape[0]
     if not np.issubdtype(pred.dtype, np.integer) or pred.min() < 0 or pred.max() >= k:
         raise InvalidParameterError(f"labels_pred must hold cluster codes 0..{k - 1} (k = len(sizes)).")

@@ -235,7 +235,7 @@ class BHKMeans(ConstrainedClusterer):
         max_iter = check_positive_int(self.max_iter, "max_iter")
         n_init = check_positive_int(self.n_init, "n_init")
         solve_cap = check_time_limit(self.solve_time_limit, "solve_time_limit")
-        init = _check_init(self.init, ("k-means++",), k, problem.n_features)
+        init = _check_init(self.init, ("k-means++",), problem)
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise InvalidParameterError(
                 f"solver_options must be a dict or None, got {type(self.solver_options).__name__}.")

@@ -43,7 +43,12 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
+from ccopt.cluster._base import (
+    ConstrainedClusterer,
+    FitOutcome,
+    check_distance_range,
+    function_twin,
+)
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
     _absolute_tol,
@@ -243,10 +248,13 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
     InfeasibleConstraintsError
         No labelling satisfies the constraints (cannot-link inside a must-link group, fewer
         groups than clusters, a cannot-link clique larger than ``k``).
+    InvalidDataError
+        The data is so large that sums of squared distances overflow float64.
     """
+    check_distance_range(problem.X)
     rng = check_random_state(rng)
     deadline = deadline if deadline is not None else Deadline(None)
-    init = _check_init(init, ("k-means++",), problem.n_clusters, problem.n_features)
+    init = _check_init(init, ("k-means++",), problem)
     outcome = _cop_kmeans(problem, rng, deadline, init=init,
                           n_init=check_positive_int(n_init, "n_init"),
                           max_iter=check_positive_int(max_iter, "max_iter"), tol=_check_tol(tol))
@@ -323,7 +331,7 @@ class COPKMeans(ConstrainedClusterer):
         self.progress = progress
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        init = _check_init(self.init, ("k-means++",), problem.n_clusters, problem.n_features)
+        init = _check_init(self.init, ("k-means++",), problem)
         return _cop_kmeans(problem, rng, deadline, init=init,
                            n_init=check_positive_int(self.n_init, "n_init"),
                            max_iter=check_positive_int(self.max_iter, "max_iter"),

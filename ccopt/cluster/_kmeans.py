@@ -43,7 +43,12 @@ from ccopt._validation import (
     check_nonnegative,
     check_positive_int,
 )
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
+from ccopt.cluster._base import (
+    ConstrainedClusterer,
+    FitOutcome,
+    check_distance_range,
+    function_twin,
+)
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.constraints import ML, Constraints, MustLinkClosure
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -56,16 +61,18 @@ logger = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------- shared checks
-def _check_init(init, choices: tuple[str, ...], n_clusters: int, n_features: int):
+def _check_init(init, choices: tuple[str, ...], problem: ClusteringProblem):
     """Return ``init`` as one of ``choices`` or as a float array of shape (k, d)."""
     if isinstance(init, str):
         return check_choice(init, "init", choices)
     centers = check_data(init, name="init")
+    n_clusters, n_features = problem.n_clusters, problem.n_features
     if centers.shape != (n_clusters, n_features):
         raise InvalidParameterError(
             f"init must have shape (n_clusters, n_features) = ({n_clusters}, {n_features}), "
             f"got {centers.shape}."
         )
+    check_distance_range(centers, "init", n_samples=problem.n_samples)
     return centers
 
 
@@ -298,7 +305,7 @@ class KMeans(ConstrainedClusterer):
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         k = problem.n_clusters
-        init = _check_init(self.init, ("k-means++",), k, problem.n_features)
+        init = _check_init(self.init, ("k-means++",), problem)
         n_init = check_positive_int(self.n_init, "n_init")
         max_iter = check_positive_int(self.max_iter, "max_iter")
         tol = _check_tol(self.tol)

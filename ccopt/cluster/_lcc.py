@@ -412,7 +412,7 @@ class LCC(ConstrainedClusterer):
         max_iter = check_positive_int(self.max_iter, "max_iter")
         patience = check_positive_int(self.max_no_improvement, "max_no_improvement")
         n_init = check_positive_int(self.n_init, "n_init")
-        init = _check_init(self.init, _INIT_CHOICES, k, problem.n_features)
+        init = _check_init(self.init, _INIT_CHOICES, problem)
         closure = problem.closure
         points, sizes = closure.super_instances(problem.X)
         n_super = closure.n_super

@@ -57,7 +57,12 @@ from scipy.spatial.distance import cdist
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
-from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
+from ccopt.cluster._base import (
+    ConstrainedClusterer,
+    FitOutcome,
+    check_distance_range,
+    function_twin,
+)
 from ccopt.cluster._kmeans import _check_init, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
@@ -195,6 +200,7 @@ def ml_kmeanspp_init(X, n_clusters, *, ml=None, constraints=None, random_state=N
     """
     # The cannot-links play no part in the seeding, but the constraints must be consistent.
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml)
+    check_distance_range(problem.X)
     rng = check_random_state(random_state)
     sup = _SuperInstances.from_closure(problem.X, problem.closure)
     return _ml_kmeanspp(sup, problem.n_clusters, rng)
@@ -421,13 +427,22 @@ def _weighted_cost(sup: _SuperInstances, centers: np.ndarray) -> np.ndarray:
     return sup.weights[:, None] * cdist(sup.means, centers, "sqeuclidean")
 
 
+def _same_clusters(labels: np.ndarray, other: np.ndarray) -> bool:
+    """Whether two labellings form the same clusters, perhaps under other cluster numbers."""
+    if np.array_equal(labels, other):
+        return True
+    joint = np.unique(labels * (int(other.max()) + 1) + other).size
+    return joint == np.unique(labels).size == np.unique(other).size
+
+
 def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter: int,
                     deadline: Deadline, bar, tol: float | None = None) -> _Run:
     """Assign, recentre, repeat from ``seeds``; ``cost`` is ``sum_p ||p - c(p)||²`` (eq. 6).
 
     ``assign(centers, cost_matrix, previous_labels)`` returns the labels of the super-instances
-    (``previous_labels`` is None at the start). Stops when the labels settle or, with ``tol``,
-    when the cost no longer decreases by more than ``tol * cost`` (Jia et al. step 8).
+    (``previous_labels`` is None at the start). Stops when the clusters settle (the same
+    groups, even under other cluster numbers) or, with ``tol``, when the cost no longer
+    decreases by more than ``tol * cost`` (Jia et al. step 8).
     """
     cost_matrix = _weighted_cost(sup, seeds)
     labels = assign(seeds, cost_matrix, None)
@@ -451,7 +466,10 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
             n_iter += 1
             bar.update(1)
             history.append(state[2])
-            if np.array_equal(new_labels, labels) or (tol is not None and cost - state[2] <= tol * cost):
+            # The greedy pass can hand the same groups round the centres (each group's first
+            # object nearest another group's mean), renumbering the clusters at every step
+            # with nothing else changing; comparing label vectors would never stop that.
+            if _same_clusters(new_labels, labels) or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
     except KeyboardInterrupt:
@@ -501,7 +519,7 @@ def _greedy_assign(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets,
 
 def _greedy_run(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets, seeds: np.ndarray, *,
                 max_iter: int, deadline: Deadline, bar) -> _Run:
-    """The greedy baseline iterated like k-means until the labels stop changing."""
+    """The greedy baseline iterated like k-means until the clusters stop changing."""
     return _alternate_runs(sup, seeds, lambda centers, cost, previous: _greedy_assign(X, sup, cls, centers),
                            max_iter=max_iter, deadline=deadline, bar=bar)
 
@@ -543,7 +561,7 @@ class _JiaBase(ConstrainedClusterer):
     def _check_params(self, problem: ClusteringProblem) -> None:
         check_positive_int(self.n_init, "n_init")
         check_positive_int(self.max_iter, "max_iter", minimum=0)
-        self._init = _check_init(self.init, self._init_names, problem.n_clusters, problem.n_features)
+        self._init = _check_init(self.init, self._init_names, problem)
 
     def _seed(self, sup: _SuperInstances, k: int, rng: np.random.Generator, X: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -681,10 +699,13 @@ class GreedyMLKMeans(_JiaBase):
     whole, in the cluster of the centre nearest to its first object (input order); (3) the
     objects of each cannot-link set are placed in input order, each in its nearest centre
     not yet used by the set (second nearest, and so on). Centres then move to the cluster
-    means and (2)-(3) repeat until the labels stop changing. Nothing guarantees the cost
-    decreases or the loop settles; ``max_iter`` bounds it. For general cannot-link pairs,
-    an object avoids the clusters of all already-placed cannot-link partners; a dead end
-    raises :class:`~ccopt.exceptions.ClusteringDeadEndError` (it cannot happen for disjoint
+    means and (2)-(3) repeat until the clusters stop changing (the same groups, even under
+    other cluster numbers: the greedy pass can swap the numbers of two clusters from one
+    step to the next, as when each of two must-link sets has its first object nearer the
+    other's mean). Nothing guarantees the cost decreases or the loop settles; ``max_iter``
+    bounds it. For general cannot-link pairs, an object avoids the clusters of all
+    already-placed cannot-link partners; a dead end raises
+    :class:`~ccopt.exceptions.ClusteringDeadEndError` (it cannot happen for disjoint
     cannot-link sets of at most ``k`` objects).
 
     Parameters

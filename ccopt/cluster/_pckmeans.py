@@ -299,7 +299,7 @@ default="neighborhoods"
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         k = problem.n_clusters
-        init = _check_init(self.init, _INIT_CHOICES, k, problem.n_features)
+        init = _check_init(self.init, _INIT_CHOICES, problem)
         weight = check_nonnegative(self.weight, "weight")
         n_init = check_positive_int(self.n_init, "n_init")
         max_iter = check_positive_int(self.max_iter, "max_iter")

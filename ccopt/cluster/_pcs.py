@@ -397,8 +397,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
 
     def _check_common(self, problem: ClusteringProblem) -> None:
         self._sizes = _check_sizes(self.sizes, problem.n_samples, problem.n_clusters, self._name)
-        self._init = _check_init(self.init, ("k-means++", "random"), problem.n_clusters,
-                                 problem.n_features)
+        self._init = _check_init(self.init, ("k-means++", "random"), problem)
         self._alpha = check_nonnegative(self.alpha, "alpha")
         self._beta = check_nonnegative(self.beta, "beta")
         self._gamma = check_nonnegative(self.gamma, "gamma")
