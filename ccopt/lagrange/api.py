@@ -36,7 +36,11 @@ from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_random_state, check_time_limit
 from ccopt.config import check_dense_memory
-from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
+from ccopt.exceptions import (
+    ClusteringDeadEndError,
+    InfeasibleConstraintsError,
+    InvalidParameterError,
+)
 from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import (
@@ -221,6 +225,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Bad input (the message says what and where).
     InfeasibleConstraintsError
         The constraints cannot all hold with ``n_clusters`` clusters (certificate attached).
+    ClusteringDeadEndError
+        Neither COP-kmeans nor Algorithm 2 found a clustering that satisfies the constraints
+        within their limits, so Algorithm 1 has no upper bound to start from.
     MemoryBudgetError
         The k-medoids routes need an ``n x n`` distance matrix larger than the configured
         bound (:func:`ccopt.set_config`); use ``criterion="mssc"``.
@@ -254,18 +261,19 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     deadline = Deadline(config.time_limit)
 
     route = _ROUTES[setting.criterion](problem, setting, rng, deadline, repair_time_limit)
+    predictor = _Predictor(cons, setting.tau, route.initial_upper)
+    f1_of = None
+    if truth is not None:
+        def f1_of(mult: Multipliers) -> float:
+            return detection_scores(truth, predictor.predict(mult.scores(cons))[1]).f1
     if setting.method == "lp-dual":
         from ccopt.lagrange.lp_routes import lp_dual_outcome
 
         outcome = lp_dual_outcome(problem, route.operator, route.distances, solver=setting.solver,
                                   deadline=deadline, upper_bound=route.upper_bound,
-                                  initial_upper=route.initial_upper, initial_labels=route.initial_labels)
+                                  initial_upper=route.initial_upper, initial_labels=route.initial_labels,
+                                  f1_of=f1_of)
     else:
-        predictor = _Predictor(cons, setting.tau, route.initial_upper)
-        f1_of = None
-        if truth is not None:
-            def f1_of(mult: Multipliers) -> float:
-                return detection_scores(truth, predictor.predict(mult.scores(cons))[1]).f1
         remaining = deadline.remaining()
         if remaining is not None:
             config = SubgradientConfig(**{**config.__dict__, "time_limit": max(remaining, 1e-3)})
@@ -343,21 +351,48 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
     """COP-kmeans (Algorithm 1's starting upper bound), or Algorithm 2 on an unconstrained solution.
 
     Both are kept when both succeed; the cheaper one starts the run.
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        The complete search of Algorithm 2 proved that no labelling satisfies the constraints.
+    ClusteringDeadEndError
+        Neither found a feasible clustering within its limits.
     """
     from ccopt.cluster._cop_kmeans import cop_kmeans_problem
 
+    k = problem.n_clusters
     candidates = []
+    cop_message = ""
     try:
         labels = cop_kmeans_problem(problem, rng, Deadline(deadline.budget(10.0)), n_init=5)
+        if np.unique(labels).size < k:
+            # COP-kmeans may leave a cluster empty (coincident points); a start must be a
+            # k-partition. Splitting a cluster never raises either criterion.
+            labels = repair_labels(labels, unconstrained_cost, problem.closure, rng).labels
         candidates.append((cost_of(labels), labels))
     except ClusteringDeadEndError as exc:
+        cop_message = str(exc)
         logger.info("COP-kmeans found no start (%s); repairing the unconstrained solution", exc)
     repaired = repair_labels(unconstrained_labels, unconstrained_cost, problem.closure, rng,
                              deadline=Deadline(deadline.budget(10.0)))
     if repaired.feasible:
         candidates.append((cost_of(repaired.labels), repaired.labels))
     if not candidates:
-        return math.inf, None
+        # Algorithm 1 needs the value of a feasible solution for its step; without one the
+        # multipliers would become NaN.
+        if repaired.infeasible:
+            raise InfeasibleConstraintsError(
+                f"No labelling into n_clusters={k} clusters satisfies the constraints: a complete "
+                "search over the cannot-links between must-link groups found none. Remove or "
+                "revise cannot-links, or raise n_clusters.",
+                certificate=f"no {k}-colouring of the cannot-link graph of the must-link groups",
+            )
+        raise ClusteringDeadEndError(
+            f"No clustering satisfying the constraints was found to start the subgradient method "
+            f"(COP-kmeans: {cop_message}; Algorithm 2: {repaired.message}). The constraints may be "
+            "infeasible; raise time_limit or review the cannot-links."
+        )
     value, labels = min(candidates, key=lambda pair: pair[0])
     return float(value), labels
 
@@ -386,7 +421,7 @@ def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, re
         if not backoff.should_try():
             return None
         result = repair(solution.labels, squared_distances(X, oracle.centers), rng,
-                        deadline=Deadline(repair_time_limit))
+                        deadline=Deadline(deadline.budget(repair_time_limit)))
         backoff.record(result.feasible)
         return (wcss(X, result.labels), result.labels) if result.feasible else None
 
@@ -423,6 +458,11 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
     distances = pairwise_distances_checked(X)
     km_labels = _unconstrained_kmeans(X, k, rng).labels_
     medoids = _medoids_of(distances, km_labels)
+    if medoids.size < k:
+        # k-means leaves clusters empty when there are fewer distinct points than k; the
+        # oracles and the repair need k medoids, and coincident objects serve as well.
+        spare = np.setdiff1d(np.arange(problem.n_samples), medoids)
+        medoids = np.concatenate([medoids, spare[:k - medoids.size]])
     initial_upper, initial_labels = _feasible_start(
         problem, rng, deadline, lambda labels: kmedoids_cost(distances, labels),
         np.argmin(distances[:, medoids], axis=1), distances[:, medoids],
@@ -455,7 +495,7 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
                 return None
         cost = distances[:, open_medoids]
         local = np.argmin(cost, axis=1)
-        result = repair(local, cost, rng, deadline=Deadline(repair_time_limit))
+        result = repair(local, cost, rng, deadline=Deadline(deadline.budget(repair_time_limit)))
         backoff.record(result.feasible)
         if not result.feasible:
             return None

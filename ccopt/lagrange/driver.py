@@ -246,6 +246,10 @@ class _Run:
     # -- the multiplier update of Algorithm 1
     def update(self, solution: OracleSolution, iteration: int) -> float:
         alpha = 1.0 / math.sqrt(iteration)
+        if not math.isfinite(solution.value):
+            # A MIP stopped before proving any bound has no value: an infinite step would
+            # leave the multipliers at -inf and NaN.
+            return 0.0
         # A heuristic oracle can overshoot the upper bound; keep the step pointing uphill.
         numerator = max(self.ub - solution.value, 1e-9 * max(1.0, abs(self.ub)))
         g: Subgradient = solution.subgradient

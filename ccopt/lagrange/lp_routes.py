@@ -92,8 +92,11 @@ class KMedoidsModelOracle:
         if np.isnan(x).any():
             raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
         if self.integer:
-            # A MIP stopped early proves only its bound; an optimal one proves its value.
-            value = result.objective if result.status is Status.OPTIMAL else result.bound
+            # Only the dual bound is proven: "optimal" means within the solver's relative MIP
+            # gap (HiGHS: 1e-4), so the incumbent can lie above the minimum of (10).
+            value = result.bound
+            if value is None and result.status is Status.OPTIMAL:
+                value = result.objective
             is_bound = value is not None
             value = float(value) if value is not None else -math.inf
         else:
@@ -105,7 +108,7 @@ class KMedoidsModelOracle:
 
 def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
                     solver: str | None, deadline: Deadline, upper_bound, initial_upper: float,
-                    initial_labels) -> SubgradientOutcome:
+                    initial_labels, f1_of=None) -> SubgradientOutcome:
     """One LP solve instead of the subgradient loop: duals of the epsilon rows as multipliers.
 
     Parameters
@@ -120,6 +123,9 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
         The repair routine applied to the LP solution.
     initial_upper : float
     initial_labels : ndarray or None
+    f1_of : callable, optional
+        Multipliers -> F1 of the predicted erroneous constraints (history column ``f1``, as
+        in :func:`~ccopt.lagrange.driver.run_subgradient`).
 
     Returns
     -------
@@ -151,7 +157,7 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
     seconds = time.perf_counter() - start
     gap = (upper - lp.objective) / max(1e-12, abs(upper)) if math.isfinite(upper) else math.inf
     history.append(iteration=1, lower_bound=lp.objective, best_lower_bound=lp.objective, upper_bound=upper,
-                   gap=gap, step=0.0, seconds=seconds)
+                   gap=gap, step=0.0, seconds=seconds, **({"f1": f1_of(mult)} if f1_of is not None else {}))
     if not math.isfinite(lp.objective):
         raise SolverError("The LP relaxation returned no objective value.")
     return SubgradientOutcome(best_multipliers=mult, lower_bound=float(lp.objective), upper_bound=float(upper),

@@ -193,6 +193,13 @@ class KMedoidsVoronoiOracle(_LloydTypeOracle):
     def criterion(self, labels: np.ndarray) -> float:
         return float(self.d[np.arange(labels.size), self.medoids[labels]].sum())
 
+    def solve(self, mult: Multipliers) -> OracleSolution:
+        solution = super().solve(mult)
+        # The upper-bounding step repairs around the open medoids; cluster indices 0..k-1
+        # would name objects 0..k-1 instead.
+        solution.open_clusters = self.medoids.copy()
+        return solution
+
 
 def _cluster_means(X: np.ndarray, labels: np.ndarray, k: int, previous: np.ndarray) -> np.ndarray:
     n = labels.size

@@ -45,12 +45,15 @@ class RepairResult:
         Super-instance moves made in step 2.
     message : str
         Empty when feasible; otherwise why feasibility was not restored.
+    infeasible : bool
+        The complete search ran to its end without a feasible labelling: none exists.
     """
 
     labels: np.ndarray
     feasible: bool
     n_moves: int
     message: str = ""
+    infeasible: bool = False
 
 
 class Repairer:
@@ -122,11 +125,14 @@ class Repairer:
             super_labels[s] = target
             moves += 1
 
+        infeasible = False
         if message and not (deadline is not None and deadline.expired()):
-            found = _backtrack_colouring(super_labels, member_cost, k, indptr, neighbours, max_search_nodes,
-                                         deadline)
+            found, infeasible = _backtrack_colouring(super_labels, member_cost, k, indptr, neighbours,
+                                                     max_search_nodes, deadline)
             if found is not None:
                 super_labels, message = found, ""
+            elif infeasible:
+                message += f"; the complete backtracking search proved that no labelling into {k} clusters exists"
             else:
                 message += "; the backtracking search found no feasible labelling within its limits"
         super_labels = _fill_empty(super_labels, member_cost, k, self.adjacency)
@@ -134,7 +140,7 @@ class Repairer:
         feasible = not message and np.unique(out).size == k
         if not message and not feasible:
             message = "could not give every cluster a member"
-        return RepairResult(out, feasible, moves, message)
+        return RepairResult(out, feasible, moves, message, infeasible)
 
 
 def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure,
@@ -179,14 +185,15 @@ def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, d
     DSATUR order (most distinct neighbour colours first, then most neighbours), each trying
     its clusters from cheapest to dearest; ``used[v, c]`` counts the coloured neighbours of
     ``v`` in cluster ``c`` so that choosing the next vertex is one vectorised step. Returns
-    None when the node budget or the deadline runs out, or when no colouring with ``k``
+    ``(labels, False)`` on success, ``(None, False)`` when the node budget or the deadline
+    runs out, and ``(None, True)`` when the search is exhausted: no colouring with ``k``
     colours exists.
     """
     labels = start.copy()
     degree = np.diff(indptr)
     nodes_all = np.flatnonzero(degree > 0)
     if nodes_all.size == 0:
-        return labels
+        return labels, False
     position = np.full(start.size, -1, dtype=np.int64)
     position[nodes_all] = np.arange(nodes_all.size)
     used = np.zeros((nodes_all.size, k), dtype=np.int64)
@@ -219,7 +226,7 @@ def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, d
     while stack:
         n_nodes += 1
         if n_nodes > max_nodes or (deadline is not None and n_nodes % 256 == 0 and deadline.expired()):
-            return None
+            return None, False
         i, choices = stack[-1]
         if colour[i] >= 0:  # coming back to i: undo its colour before trying the next one
             set_colour(i, int(colour[i]), -1)
@@ -233,9 +240,9 @@ def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, d
         nxt = pick()
         if nxt < 0:
             labels[nodes_all] = colour
-            return labels
+            return labels, False
         stack.append((nxt, options(nxt)))
-    return None
+    return None, True
 
 
 def _majority_free_labels(labels, closure: MustLinkClosure, member_cost) -> np.ndarray:
