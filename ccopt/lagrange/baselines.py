@@ -634,8 +634,13 @@ def _unconstrained_clustering(X: np.ndarray, k: int, criterion: str, n_init: int
     """k-means (scikit-learn) or the k-medoids Voronoi iteration, without constraints."""
     if criterion == "mssc":
         from sklearn.cluster import KMeans
+        from threadpoolctl import threadpool_limits
 
-        labels = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.integers(2**31 - 1))).fit(X).labels_
+        # scikit-learn's k-means sums over per-thread chunks, so the rounding, and with it the
+        # pick among restarts of equal inertia (discrete data such as Balance), follows the
+        # thread count: one thread makes the baseline the same on every machine and n_jobs.
+        with threadpool_limits(limits=1):
+            labels = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.integers(2**31 - 1))).fit(X).labels_
         return labels.astype(np.int64), wcss(X, labels)
     closure = Constraints.empty(X.shape[0]).closure
     labels, cost, _ = _kmedoids_descent(distances, k, closure, rng, deadline, n_init)

@@ -50,7 +50,9 @@ class SubgradientConfig:
     time_limit : float, optional
         Seconds for the whole loop.
     gap_tol : float, default=1e-4
-        Stop when ``(UB - LB) / |UB|`` falls to this (1e-4 is 0.01 %).
+        Stop when ``|UB - LB| / |UB|`` falls to this (1e-4 is 0.01 %). A heuristic oracle's
+        value above the best feasible value is not kept as a lower bound (weak duality
+        excludes it), so such a run does not stop as ``optimal`` at a negative gap.
     stagnation_iter : int or None, default=300
         Stop when the best lower bound has not improved by more than ``stagnation_tol``
         (relative) for this many iterations. None disables the test.
@@ -196,6 +198,12 @@ class _Run:
     # -- bounds, updated in one place
     def record_lower(self, solution: OracleSolution, iteration: int) -> bool:
         self.lower_is_bound = self.lower_is_bound and solution.is_bound
+        if not solution.is_bound and solution.value > self.ub:
+            # Weak duality puts the Lagrangian minimum at or below every feasible value, so a
+            # heuristic value above the incumbent only shows that the oracle missed the
+            # minimum; kept as the best, it would end the run as "optimal" at a negative gap
+            # with the multipliers of that iteration (all zero at the first).
+            return False
         improved = solution.value > self.best_lb
         if improved:
             scale = max(1.0, abs(self.best_lb)) if math.isfinite(self.best_lb) else 1.0
@@ -212,6 +220,11 @@ class _Run:
         value, labels = candidate
         if value < self.ub:
             self.ub, self.ub_labels = float(value), labels
+            if not self.lower_is_bound and self.best_lb > self.ub:
+                # The new incumbent shows that the kept heuristic value was no bound (weak
+                # duality); the next value at or below the incumbent replaces it and its
+                # multipliers.
+                self.best_lb = -math.inf
             return True
         return False
 
@@ -222,7 +235,9 @@ class _Run:
 
     # -- one helper per termination reason
     def reached_gap(self) -> bool:
-        if self.gap() <= self.config.gap_tol:
+        # A gap below -gap_tol is a heuristic lower value that a later incumbent undercut,
+        # not a proof of optimality.
+        if -self.config.gap_tol <= self.gap() <= self.config.gap_tol:
             self.status = Status.OPTIMAL
             logger.info("stop: gap %.3g <= %.3g", self.gap(), self.config.gap_tol)
             return True

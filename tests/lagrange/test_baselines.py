@@ -457,3 +457,21 @@ def test_optimistic_needs_a_satisfiable_set_pessimistic_does_not():
     # (score 0); separating 0 from 0.4 costs something.
     assert res.n_failed == 0 and res.scores[:2].tolist() == [0.0, 0.0] and res.scores[2] < 0
     assert res.predicted_erroneous.tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_naive_mssc_baseline_does_not_depend_on_the_thread_count(seed):
+    # Balance's 625 grid points: scikit-learn's k-means, left to its threads, picked another
+    # of several equal-inertia restarts with 1 and 2 threads for these seeds.
+    import itertools
+
+    from threadpoolctl import threadpool_limits
+
+    X = np.array(list(itertools.product(range(1, 6), repeat=4)), dtype=float)
+    pairs = np.random.default_rng(0).choice(625, size=(94, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    predicted = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            predicted.append(naive_baseline(X, 3, cl=pairs, criterion="mssc", random_state=seed).predicted_erroneous)
+    np.testing.assert_array_equal(predicted[0], predicted[1])

@@ -110,3 +110,47 @@ def test_tail_average_covers_the_last_half_to_three_quarters():
 def test_config_is_validated(kwargs, message):
     with pytest.raises(InvalidParameterError, match=message):
         SubgradientConfig(**kwargs)
+
+
+class HeuristicOracle(ScriptedOracle):
+    """A scripted oracle whose values are not bounds (a local search of the Lagrangian)."""
+
+    def solve(self, mult):
+        solution = super().solve(mult)
+        solution.is_bound = False
+        return solution
+
+
+def test_a_heuristic_value_above_the_incumbent_is_not_kept_as_a_lower_bound():
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], n_samples=4)
+    op = PairwiseOperator(cons, 0.5)
+    oracle = HeuristicOracle([12.0, 3.0, 4.0], np.array([0, 1, 1, 1]), op, 2)
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=3),
+                          initial_upper=10.0, initial_labels=None)
+    # 12 > 10 cannot be the Lagrangian minimum (weak duality): no "optimal" stop at a negative
+    # gap with the first iteration's zero multipliers; the best value kept is 4.
+    assert out.status == Status.ITERATION_LIMIT and out.n_iter == 3
+    assert out.lower_bound == 4.0 and not out.lower_is_bound
+    assert out.history["best_lower_bound"].tolist()[0] == -np.inf
+    np.testing.assert_array_equal(out.best_multipliers.eta, oracle.seen[2].eta)
+
+
+def test_a_proven_bound_above_the_incumbent_is_still_kept():
+    # A proven bound above the incumbent would be a bug elsewhere; the driver does not hide it.
+    _cons, _op, oracle = _setup([10.0005])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=5, gap_tol=1e-4),
+                          initial_upper=10.0, initial_labels=None)
+    assert out.lower_bound == 10.0005 and out.status == Status.OPTIMAL
+
+
+def test_a_kept_heuristic_value_that_a_new_incumbent_undercuts_is_replaced():
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], n_samples=4)
+    op = PairwiseOperator(cons, 0.5)
+    oracle = HeuristicOracle([9.0, 5.0, 6.0], np.array([0, 1, 1, 1]), op, 2)
+    incumbents = iter([(8.0, np.array([0, 0, 1, 0])), None, None])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=3),
+                          initial_upper=10.0, initial_labels=None, upper_bound=lambda _s: next(incumbents))
+    # 9 was kept at iteration 1 (below 10), then the incumbent 8 showed it was no bound.
+    assert out.upper_bound == 8.0 and out.lower_bound == 6.0
+    assert out.history["best_lower_bound"].tolist() == [-np.inf, 5.0, 6.0]
+    np.testing.assert_array_equal(out.best_multipliers.eta, oracle.seen[2].eta)
