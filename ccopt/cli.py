@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import csv
 import importlib
 import logging
@@ -333,11 +334,14 @@ def _use_agg() -> None:
     matplotlib.use("Agg", force=True)
 
 
+@contextlib.contextmanager
 def _open_output(path: Path):
+    """A CSV output file; failing to open, write or close it (e.g. a full disk) is bad input."""
     try:
-        return open(path, "w", newline="", encoding="utf-8")
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            yield handle
     except OSError as exc:
-        raise InvalidParameterError(f"cannot write {path}: {exc.strerror}") from None
+        raise InvalidParameterError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 # ============================================================================ score

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from ccopt._validation import check_labels, check_positive_int
+from ccopt._validation import check_labels, check_positive_int, check_random_state
 from ccopt.exceptions import (
     ConflictingConstraintError,
     DataFormatError,
@@ -896,7 +896,7 @@ class FeasibilityReport:
 
 
 def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_size: int | None = None,
-                      clique_search_limit: int = 2000, random_state: int = 0) -> FeasibilityReport:
+                      clique_search_limit: int = 2000, random_state=0) -> FeasibilityReport:
     """Decide, where it is cheap, whether ``k`` clusters can satisfy the constraints.
 
     Feasibility is NP-complete for cannot-links (graph colouring), so this returns
@@ -916,7 +916,7 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     n_clusters : int
     max_cluster_size : int, optional
     clique_search_limit : int, default=2000
-    random_state : int, default=0
+    random_state : int, numpy.random.Generator or None, default=0
         Seed of the random colouring orders.
 
     Returns
@@ -938,7 +938,7 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     if max_cluster_size is not None:
         max_cluster_size = check_positive_int(max_cluster_size, "max_cluster_size")
     clique_search_limit = check_positive_int(clique_search_limit, "clique_search_limit", minimum=0)
-    random_state = check_positive_int(random_state, "random_state", minimum=0)
+    rng = check_random_state(random_state)
     n = constraints.n_samples
     if n is None:
         raise InvalidParameterError("check_feasibility needs constraints built with n_samples.")
@@ -979,7 +979,6 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
     representative = np.full(closure.n_super, n, dtype=np.int64)
     np.minimum.at(representative, closure.component, np.arange(n))
 
-    rng = np.random.default_rng(random_state)
     strategies: list = ["DSATUR", "smallest_last", "largest_first"]
     strategies += [_random_order(rng) for _ in range(5)]
     coloured = False  # a colouring with k colours was found, but not within max_cluster_size

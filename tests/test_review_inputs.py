@@ -214,3 +214,27 @@ def test_console_script_into_a_closed_pipe_exits_141_quietly(data_file, buffered
     finally:
         os.close(write_end)
     assert proc.returncode == EXIT_BROKEN_PIPE and proc.stderr == b"", proc.stderr.decode()
+
+
+def test_check_feasibility_takes_a_generator_like_every_other_random_state():
+    cons = Constraints.from_pairs(cl=[(0, 1), (1, 2)], n_samples=4)
+    by_int = check_feasibility(cons, 2, random_state=3)
+    by_generator = check_feasibility(cons, 2, random_state=np.random.default_rng(3))
+    assert by_int.feasible is by_generator.feasible is True
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        check_feasibility(cons, 2, random_state=-1)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", ["score", "cluster"])
+def test_an_output_file_that_cannot_be_written_is_a_clean_error(tmp_path, capsys, command):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rng.normal(size=(12, 2))))
+    cons = tmp_path / "c.csv"
+    cons.write_text("i,j,kind\n0,1,ML\n2,3,CL\n")
+    argv = [command, str(data), "--constraints", str(cons), "-k", "2", "--out", "/dev/full", "--quiet"]
+    if command == "cluster":
+        argv += ["--algorithm", "cop-kmeans"]
+    assert main(argv) == 2
+    assert "cannot write /dev/full" in capsys.readouterr().err

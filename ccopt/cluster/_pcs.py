@@ -595,7 +595,9 @@ class PCS(_SizeConstrainedBase):
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         The centroids ``labels_`` was assigned to.
     objective_ : float
-        ``J_PCS`` of the result (the lowest accepted value).
+        ``J_PCS`` of the result (the lowest accepted value); infinite if a cluster is empty
+        and ``alpha > 0`` (the size term ``J_A``), which happens when soft must-links or
+        coincident points leave fewer groups than clusters.
     inertia_ : float
     aligned_sizes_ : ndarray of int, shape (n_clusters,)
     objective_history_ : list of float
