@@ -1,4 +1,5 @@
-"""One BLAS thread for the thin matrix products of the clustering kernels."""
+"""Thread limits: one BLAS thread for the thin matrix products of the clustering kernels,
+one thread in every pool where a result must not depend on the machine."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import functools
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["single_blas_thread", "with_single_blas_thread"]
+__all__ = ["one_thread", "single_blas_thread", "with_single_blas_thread"]
 
 
 def single_blas_thread():
@@ -28,3 +29,13 @@ def with_single_blas_thread(function):
             return function(*args, **kwargs)
 
     return wrapper
+
+
+def one_thread():
+    """Context: one thread in every pool (BLAS and OpenMP).
+
+    For results that must not depend on the machine: scikit-learn's k-means sums over
+    per-thread chunks, so its rounding, and with it the pick among restarts of equal
+    inertia (discrete data such as Balance), follows the thread count.
+    """
+    return threadpool_limits(limits=1)

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ccopt._validation import check_data, check_n_clusters, check_positive_int
+from ccopt._validation import check_data, check_distance_range, check_n_clusters, check_positive_int
 from ccopt.constraints import Constraints, MustLinkClosure, as_constraints
 from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 
@@ -65,8 +65,11 @@ class ClusteringProblem:
         ------
         InvalidDataError, InvalidConstraintError, InvalidParameterError,
         InfeasibleConstraintsError
+            ``InvalidDataError`` also when the data is so large that sums of squared
+            distances overflow float64 (every algorithm here computes them).
         """
         X = check_data(X)
+        check_distance_range(X)
         n = X.shape[0]
         k = check_n_clusters(n_clusters, n)
         cons = as_constraints(constraints, ml=ml, cl=cl, n_samples=n)

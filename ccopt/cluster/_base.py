@@ -26,41 +26,6 @@ from ccopt.status import Status
 __all__ = ["ConstrainedClusterer", "FitOutcome", "function_twin"]
 
 
-def check_distance_range(X: np.ndarray, name: str = "X", *, n_samples: int | None = None) -> None:
-    """Refuse points whose sums of squared distances would overflow float64.
-
-    The kernels evaluate ``|x|^2 - 2 x.c + |c|^2`` and add such terms over the objects. Each
-    term is at most ``4 max(|x|^2, |c|^2)``, so with the data and the centres each passing
-    this check (``4 n max |row|^2`` finite) the sums stay finite. Past that the distances
-    become ``inf`` or ``nan`` and every algorithm goes astray in its own way (no best run,
-    false dead ends, ``nan`` objectives), hence one clear error before any of them starts.
-
-    Parameters
-    ----------
-    X : ndarray of float64, shape (n_points, n_features)
-        Finite data or centres (as :func:`ccopt._validation.check_data` returns them).
-    name : str, default="X"
-        How the points are named in the message.
-    n_samples : int, optional
-        Number of distance terms summed (the number of objects); default ``n_points``.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``4 n_samples max_i |x_i|^2`` is not a finite float64.
-    """
-    n_terms = X.shape[0] if n_samples is None else n_samples
-    with np.errstate(over="ignore"):
-        largest = float(np.einsum("ij,ij->i", X, X).max())
-        bound = 4.0 * n_terms * largest
-    if not np.isfinite(bound):
-        raise InvalidDataError(
-            f"{name} is too large for squared Euclidean distances in float64 (largest absolute "
-            f"value {float(np.abs(X).max()):.3g}): sums of squared distances over {n_terms} "
-            "objects overflow. Rescale the features (e.g. standardise them) first."
-        )
-
-
 @dataclass
 class FitOutcome:
     """What a kernel returns.
@@ -140,7 +105,6 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             X, self.n_clusters, constraints, ml=ml, cl=cl,
             require_closure=self._requires_feasible_closure, **self._size_bounds(),
         )
-        check_distance_range(problem.X)
         rng = check_random_state(getattr(self, "random_state", None))
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():

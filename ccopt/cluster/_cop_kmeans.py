@@ -43,12 +43,7 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
-from ccopt.cluster._base import (
-    ConstrainedClusterer,
-    FitOutcome,
-    check_distance_range,
-    function_twin,
-)
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
     _absolute_tol,
@@ -249,9 +244,9 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
         No labelling satisfies the constraints (cannot-link inside a must-link group, fewer
         groups than clusters, a cannot-link clique larger than ``k``).
     InvalidDataError
-        The data is so large that sums of squared distances overflow float64.
+        Given starting centres so large that sums of squared distances overflow float64
+        (such data is refused when the problem is created).
     """
-    check_distance_range(problem.X)
     rng = check_random_state(rng)
     deadline = deadline if deadline is not None else Deadline(None)
     init = _check_init(init, ("k-means++",), problem)

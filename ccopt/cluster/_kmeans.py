@@ -39,16 +39,12 @@ from ccopt._timing import Deadline
 from ccopt._validation import (
     check_choice,
     check_data,
+    check_distance_range,
     check_n_clusters,
     check_nonnegative,
     check_positive_int,
 )
-from ccopt.cluster._base import (
-    ConstrainedClusterer,
-    FitOutcome,
-    check_distance_range,
-    function_twin,
-)
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.constraints import ML, Constraints, MustLinkClosure
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError

@@ -57,12 +57,7 @@ from scipy.spatial.distance import cdist
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
-from ccopt.cluster._base import (
-    ConstrainedClusterer,
-    FitOutcome,
-    check_distance_range,
-    function_twin,
-)
+from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._kmeans import _check_init, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
@@ -200,7 +195,6 @@ def ml_kmeanspp_init(X, n_clusters, *, ml=None, constraints=None, random_state=N
     """
     # The cannot-links play no part in the seeding, but the constraints must be consistent.
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml)
-    check_distance_range(problem.X)
     rng = check_random_state(random_state)
     sup = _SuperInstances.from_closure(problem.X, problem.closure)
     return _ml_kmeanspp(sup, problem.n_clusters, rng)

@@ -57,6 +57,7 @@ import numpy as np
 
 from ccopt._parallel import parallel_map, task_seeds
 from ccopt._progress import progress_bar
+from ccopt._threads import one_thread
 from ccopt._timing import Deadline
 from ccopt._validation import (
     check_bool,
@@ -634,12 +635,9 @@ def _unconstrained_clustering(X: np.ndarray, k: int, criterion: str, n_init: int
     """k-means (scikit-learn) or the k-medoids Voronoi iteration, without constraints."""
     if criterion == "mssc":
         from sklearn.cluster import KMeans
-        from threadpoolctl import threadpool_limits
 
-        # scikit-learn's k-means sums over per-thread chunks, so the rounding, and with it the
-        # pick among restarts of equal inertia (discrete data such as Balance), follows the
-        # thread count: one thread makes the baseline the same on every machine and n_jobs.
-        with threadpool_limits(limits=1):
+        # One thread: the baseline is then the same on every machine and n_jobs (one_thread).
+        with one_thread():
             labels = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.integers(2**31 - 1))).fit(X).labels_
         return labels.astype(np.int64), wcss(X, labels)
     closure = Constraints.empty(X.shape[0]).closure

@@ -50,7 +50,7 @@ class SubgradientConfig:
     time_limit : float, optional
         Seconds for the whole loop.
     gap_tol : float, default=1e-4
-        Stop when ``|UB - LB| / |UB|`` falls to this (1e-4 is 0.01 %). A heuristic oracle's
+        Stop when ``(UB - LB) / |UB|`` falls to this (1e-4 is 0.01 %). A heuristic oracle's
         value above the best feasible value is not kept as a lower bound (weak duality
         excludes it), so such a run does not stop as ``optimal`` at a negative gap.
     stagnation_iter : int or None, default=300
@@ -235,9 +235,7 @@ class _Run:
 
     # -- one helper per termination reason
     def reached_gap(self) -> bool:
-        # A gap below -gap_tol is a heuristic lower value that a later incumbent undercut,
-        # not a proof of optimality.
-        if -self.config.gap_tol <= self.gap() <= self.config.gap_tol:
+        if self.gap() <= self.config.gap_tol:
             self.status = Status.OPTIMAL
             logger.info("stop: gap %.3g <= %.3g", self.gap(), self.config.gap_tol)
             return True

@@ -63,9 +63,10 @@ def test_problem_level_entry_points_refuse_overflowing_data():
     X = _points(1e160)
     with pytest.raises(InvalidDataError, match="too large"):
         ml_kmeanspp_init(X, 2, ml=[(0, 1)], random_state=0)
-    problem = ClusteringProblem.create(X, 2, cl=[(0, 1)])
+    # Every problem-level entry point (cop_kmeans_problem, impact_scores, ...) takes a
+    # ClusteringProblem, so building one is where such data is refused.
     with pytest.raises(InvalidDataError, match="too large"):
-        cop_kmeans_problem(problem, 0)
+        cop_kmeans_problem(ClusteringProblem.create(X, 2, cl=[(0, 1)]), 0)
 
 
 @pytest.mark.parametrize("name", ["KMeans", "COPKMeans", "LCC", "MLKMeans", "PCS"])
