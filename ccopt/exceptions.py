@@ -132,8 +132,12 @@ class ClusteringDeadEndError(CcoptError, RuntimeError):
     """A greedy hard-constrained assignment found an object with no admissible cluster."""
 
 
-class NotFittedError(CcoptError, AttributeError):
-    """An estimator is used before it was fitted."""
+class NotFittedError(CcoptError, ValueError, AttributeError):
+    """An estimator is used before it was fitted.
+
+    A ``ValueError`` and an ``AttributeError``, like scikit-learn's ``NotFittedError``, so
+    code written for scikit-learn estimators catches it the same way.
+    """
 
 
 class CcoptWarning(UserWarning):

@@ -518,17 +518,24 @@ def _greedy_run(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets, seeds
                            max_iter=max_iter, deadline=deadline, bar=bar)
 
 
-def _best_run(one_run, runs: int, max_iter: int, progress, name: str):
+def _best_run(one_run, runs: int, max_iter: int, progress, name: str, deadline: Deadline | None = None):
     """Call ``one_run(bar)`` ``runs`` times and keep the lowest ``objective``.
 
     Stops early when a run ran out of time or was interrupted (the kept run then carries that
-    status) and warns when the kept run stopped on ``max_iter``. Shared with
+    status) and warns when the kept run stopped on ``max_iter``. A run may return ``None``
+    (PCS: hard cannot-links blocked it); the next restart is tried unless ``deadline`` has
+    expired, and ``None`` is returned when no run gave a clustering. Shared with
     :mod:`ccopt.cluster._pcs`.
     """
     best = None
     with progress_bar(runs * max_iter, enabled=progress, desc=name, unit="iter") as bar:
         for restart in range(runs):
             run = one_run(bar)
+            if run is None:
+                logger.debug("%s run %d: no clustering", name, restart)
+                if deadline is not None and deadline.expired():
+                    break
+                continue
             bar.update(max_iter - run.n_iter)
             logger.debug("%s run %d: objective %.6g after %d iterations (%s)", name, restart,
                          run.objective, run.n_iter, run.status)
@@ -537,7 +544,7 @@ def _best_run(one_run, runs: int, max_iter: int, progress, name: str):
             if run.status in (Status.TIME_LIMIT, Status.INTERRUPTED):
                 best.status = run.status
                 break
-    if best.status is Status.ITERATION_LIMIT:
+    if best is not None and best.status is Status.ITERATION_LIMIT:
         warnings.warn(f"{name} stopped after max_iter={max_iter} iterations before the labels "
                       "settled.", ConvergenceWarning, stacklevel=5)
     return best

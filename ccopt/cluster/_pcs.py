@@ -351,7 +351,7 @@ def _pcs_run(X, model: _PCKModel, centers, sorted_targets, rng, *, alpha, beta, 
     n_iter = 0
     try:
         while n_iter < max_iter:
-            if best is not None and deadline.expired():
+            if n_iter > 0 and deadline.expired():  # at least one pass, so a run has an answer
                 status = Status.TIME_LIMIT
                 break
             order = np.argsort(priority, kind="stable")
@@ -415,15 +415,28 @@ class _SizeConstrainedBase(ConstrainedClusterer):
             return X[rng.choice(X.shape[0], size=k, replace=False)].copy()
         return kmeanspp(X, k, rng)
 
-    def _one_run(self, problem, start, rng, deadline, bar) -> _Run:
+    def _one_run(self, problem, start, rng, deadline, bar) -> _Run | _DeadEnd:
+        raise NotImplementedError
+
+    def _dead_end_error(self, problem, dead: _DeadEnd, n_tried: int, timed_out: bool) -> ClusteringDeadEndError:
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
         self._check(problem)
         X, k = problem.X, problem.n_clusters
         runs = 1 if isinstance(self._init, np.ndarray) else self.n_init  # given centres: one run
-        best = _best_run(lambda bar: self._one_run(problem, self._start(X, k, rng), rng, deadline, bar),
-                         runs, self.max_iter, self.progress, self._name)
+        dead_ends: list[_DeadEnd] = []
+
+        def one_run(bar):
+            out = self._one_run(problem, self._start(X, k, rng), rng, deadline, bar)
+            if isinstance(out, _DeadEnd):  # this restart found no clustering; the next may
+                dead_ends.append(out)
+                return None
+            return out
+
+        best = _best_run(one_run, runs, self.max_iter, self.progress, self._name, deadline)
+        if best is None:
+            raise self._dead_end_error(problem, dead_ends[-1], len(dead_ends), deadline.expired())
         return FitOutcome(labels=best.labels, centers=best.centers, objective=best.objective,
                           n_iter=best.n_iter, status=best.status,
                           extra={"objective_history": list(best.history),
@@ -611,7 +624,8 @@ class PCS(_SizeConstrainedBase):
     InfeasibleConstraintsError
         A hard cannot-link inside a group of hard must-links.
     ClusteringDeadEndError
-        Hard cannot-links blocked every pass (only constraints flagged ``hard`` can).
+        Hard cannot-links blocked every pass of every run (only constraints flagged
+        ``hard`` can); a blocked run is followed by the next of the ``n_init`` runs.
 
     Examples
     --------
@@ -651,16 +665,17 @@ class PCS(_SizeConstrainedBase):
         self._model = _PCKModel(problem, float(weight))
 
     def _one_run(self, problem, start, rng, deadline, bar):
-        out = _pcs_run(problem.X, self._model, start, np.sort(self._sizes), rng, alpha=self._alpha,
-                       beta=self._beta, gamma=self._gamma, threshold=self._threshold,
-                       filter_refinement=bool(self.filter_refinement), max_iter=self.max_iter,
-                       deadline=deadline, bar=bar)
-        if isinstance(out, _DeadEnd):
-            raise ClusteringDeadEndError(
-                _dead_end_message(problem, self._model.closure, out, 1, False, algorithm="PCS")
-                + " Only hard cannot-links can block an object; make some of them soft (hard=False)."
-            )
-        return out
+        return _pcs_run(problem.X, self._model, start, np.sort(self._sizes), rng, alpha=self._alpha,
+                        beta=self._beta, gamma=self._gamma, threshold=self._threshold,
+                        filter_refinement=bool(self.filter_refinement), max_iter=self.max_iter,
+                        deadline=deadline, bar=bar)
+
+    def _dead_end_error(self, problem, dead, n_tried, timed_out):
+        return ClusteringDeadEndError(
+            _dead_end_message(problem, self._model.closure, dead, n_tried, timed_out, algorithm="PCS")
+            + " Only hard cannot-links can block an object; make some of them soft (hard=False) "
+            "or use more runs (n_init)."
+        )
 
 
 def kmeans_s(X, n_clusters, *, sizes, **params):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from ccopt.cluster._pcs import (
     pcs,
 )
 from ccopt.constraints import Constraints
-from ccopt.exceptions import InvalidParameterError
+from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InvalidParameterError
 from ccopt.status import Status
 
 
@@ -329,3 +330,43 @@ def test_kmeans_s_refuses_pairwise_constraints():
     X, _ = _blobs(0)
     with pytest.raises(InvalidParameterError, match="uses only the size constraint, but 1 pairwise"):
         KMeansS(3, sizes=[12, 8, 5], progress=False).fit(X, ml=[(0, 1)])
+
+
+# ---------------------------------------------------------------- hard cannot-links: restarts
+def _hard_path(n: int = 12):
+    """Points in one cloud with a path of hard cannot-links: 2-colourable, but a greedy
+    pass can strand an object between two neighbours already in different clusters."""
+    X = np.random.default_rng(0).normal(0.0, 1.0, (n, 2))
+    cl = [(i, i + 1) for i in range(n - 1)]
+    return X, cl, Constraints.from_pairs([], cl, n_samples=n, cl_hard=True)
+
+
+def _fit_pcs(X, cons, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return PCS(2, sizes=[6, 6], progress=False, **params).fit(X, constraints=cons)
+
+
+def test_pcs_tries_the_next_run_after_a_run_blocked_by_hard_cannot_links():
+    X, cl, cons = _hard_path()
+    # With one run, seed 2's run is blocked; with six, that same run comes first (same
+    # random stream) and a later one must give the answer.
+    with pytest.raises(ClusteringDeadEndError, match=r"dead end in all n_init=1 restart"):
+        _fit_pcs(X, cons, n_init=1, random_state=2)
+    labels = _fit_pcs(X, cons, n_init=6, random_state=2).labels_
+    assert all(labels[a] != labels[b] for a, b in cl)
+
+
+def test_pcs_reports_how_many_runs_hard_cannot_links_blocked():
+    X, _, cons = _hard_path()
+    with pytest.raises(ClusteringDeadEndError, match=r"dead end in all n_init=6 restart.*n_init"):
+        _fit_pcs(X, cons, n_init=6, random_state=0)
+
+
+def test_pcs_time_limit_stops_passes_that_hard_cannot_links_all_block():
+    # An odd cycle of hard cannot-links with k = 2: every pass is blocked, so only the
+    # time limit can end the run before max_iter.
+    X = np.random.default_rng(0).normal(0.0, 1.0, (12, 2))
+    cons = Constraints.from_pairs([], [(i, (i + 1) % 5) for i in range(5)], n_samples=12, cl_hard=True)
+    with pytest.raises(ClusteringDeadEndError, match="before time_limit expired"):
+        _fit_pcs(X, cons, filter_refinement=False, max_iter=10**7, time_limit=0.2, random_state=0)

@@ -50,6 +50,8 @@ def test_fitted_attributes_read_before_fit_raise_not_fitted_error():
     with pytest.raises(NotFittedError, match=r"This COPKMeans is not fitted yet, so it has no labels_; call fit"):
         est.labels_  # noqa: B018
     assert not hasattr(est, "cluster_centers_")  # NotFittedError is an AttributeError
+    with pytest.raises(ValueError, match="not fitted"):  # and a ValueError, as in scikit-learn
+        est.predict([[0.0]])
     assert getattr(est, "n_features_in_", None) is None
     with pytest.raises(AttributeError, match="no attribute 'colour'") as info:
         est.colour  # noqa: B018
