@@ -51,6 +51,7 @@ from ccopt.cluster._kmeans import (
     _alternate,
     _check_init,
     _check_tol,
+    _cut_short,
     _weighted_cost,
     _within_scatter,
 )
@@ -168,31 +169,38 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
     runs = 1 if not isinstance(init, str) else n_init
 
     best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
-    timed_out = False
+    cut_short = None  # TIME_LIMIT or INTERRUPTED when the restarts stopped early
     with progress_bar(runs, enabled=progress, desc="COP-kmeans restarts", unit="run") as bar:
-        for _ in range(runs):
-            start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
-            order = rng.permutation(graph.m)
-            def assign(centers, _previous, order=order):
-                return _greedy_pass(squared_distances(points, centers), graph, order)
+        try:
+            for _ in range(runs):
+                start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+                order = rng.permutation(graph.m)
+                def assign(centers, _previous, order=order):
+                    return _greedy_pass(squared_distances(points, centers), graph, order)
 
-            out = _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
-                             deadline=deadline)
-            tried += 1
-            bar.update()
-            if isinstance(out, _DeadEnd):
-                last_dead, n_dead = out, n_dead + 1
-                logger.debug("COP-kmeans restart %d: dead end at super-instance %d", tried, out.super_index)
-            else:
-                cost = _weighted_cost(points, sizes, out.labels, out.centers) + within
-                if cost < best_cost:
-                    best, best_cost = out, cost
-            if deadline.expired():
-                timed_out = True
-                break
+                out = _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
+                                 deadline=deadline)
+                tried += 1
+                bar.update()
+                if isinstance(out, _DeadEnd):
+                    last_dead, n_dead = out, n_dead + 1
+                    logger.debug("COP-kmeans restart %d: dead end at super-instance %d", tried, out.super_index)
+                    cut_short = _cut_short(None, deadline)
+                else:
+                    cost = _weighted_cost(points, sizes, out.labels, out.centers) + within
+                    if cost < best_cost:
+                        best, best_cost = out, cost
+                    cut_short = _cut_short(out.status, deadline)
+                if cut_short is not None:
+                    break
+        except KeyboardInterrupt:
+            if best is None:  # nothing to return yet
+                raise
+            cut_short = Status.INTERRUPTED
 
     if best is None:
-        message = _dead_end_message(problem, closure, last_dead, tried, timed_out and tried < runs)
+        timed_out = cut_short is Status.TIME_LIMIT and tried < runs
+        message = _dead_end_message(problem, closure, last_dead, tried, timed_out)
         report = check_feasibility(problem.constraints, k)
         report.raise_if_infeasible()
         if report.status == "feasible":
@@ -204,7 +212,7 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
                         "n_init, or LCC / PCKMeans.")
         raise ClusteringDeadEndError(message)
 
-    status = Status.TIME_LIMIT if timed_out else best.status
+    status = cut_short or best.status
     if status is Status.ITERATION_LIMIT:
         warnings.warn(f"COP-kmeans stopped after max_iter={max_iter} iterations before its labels "
                       "settled.", ConvergenceWarning, stacklevel=4)
@@ -293,7 +301,8 @@ class COPKMeans(ConstrainedClusterer):
     status_ : Status
         ``converged`` (labels settled), ``stagnation`` (the labels came back to an earlier
         state: the greedy pass does not minimise the WCSS, so COP-kmeans can cycle; the run
-        stops there), ``iteration_limit`` or ``time_limit``.
+        stops there), ``iteration_limit``, ``time_limit`` or ``interrupted`` (Ctrl-C: the
+        best run so far).
     n_dead_ends_ : int
         Restarts abandoned at a dead end.
 

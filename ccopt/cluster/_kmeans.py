@@ -153,10 +153,11 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
     the centres moved by at most ``tol_abs`` in total squared distance (``converged``), when
     the labels repeat an earlier iteration's (``stagnation``: the assignment is a function
     of the labels through the centres, so the run would cycle for ever — COP-kmeans'
-    greedy pass can), on ``max_iter`` or on the deadline. On return the centres are the
-    weighted means of the returned labels (an empty cluster keeps its last centre).
-    ``record(labels, centers)``, if given, is called after every assignment and its values
-    are returned as the history.
+    greedy pass can), on ``max_iter``, on the deadline or on KeyboardInterrupt once a
+    labelling exists (``interrupted``; before that the interrupt propagates). On return the
+    centres are the weighted means of the returned labels (an empty cluster keeps its last
+    centre). ``record(labels, centers)``, if given, is called after every assignment and its
+    values are returned as the history.
     """
     k = centers.shape[0]
     labels = None
@@ -164,33 +165,50 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
     history: list = []
     seen: set[bytes] = set()
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        new_labels = assign(centers, labels)
-        if not isinstance(new_labels, np.ndarray):
-            return new_labels
-        if record is not None:
-            history.append(record(new_labels, centers))
-        if labels is not None and np.array_equal(new_labels, labels):
-            status = Status.CONVERGED
-            break
-        digest = hashlib.blake2b(new_labels.tobytes(), digest_size=16).digest()
-        if digest in seen:
+    try:
+        for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
+            new_labels = assign(centers, labels)
+            if not isinstance(new_labels, np.ndarray):
+                return new_labels
+            if record is not None:
+                history.append(record(new_labels, centers))
+            if labels is not None and np.array_equal(new_labels, labels):
+                status = Status.CONVERGED
+                break
+            digest = hashlib.blake2b(new_labels.tobytes(), digest_size=16).digest()
+            if digest in seen:
+                labels = new_labels
+                centers = _weighted_means(points, weights, labels, k, centers)
+                status = Status.STAGNATION
+                break
+            seen.add(digest)
             labels = new_labels
-            centers = _weighted_means(points, weights, labels, k, centers)
-            status = Status.STAGNATION
-            break
-        seen.add(digest)
-        labels = new_labels
-        new_centers = _weighted_means(points, weights, labels, k, centers)
-        shift = float(((new_centers - centers) ** 2).sum())
-        centers = new_centers
-        if shift <= tol_abs:
-            status = Status.CONVERGED
-            break
-        if deadline.expired():
-            status = Status.TIME_LIMIT
-            break
+            new_centers = _weighted_means(points, weights, labels, k, centers)
+            shift = float(((new_centers - centers) ** 2).sum())
+            centers = new_centers
+            if shift <= tol_abs:
+                status = Status.CONVERGED
+                break
+            if deadline.expired():
+                status = Status.TIME_LIMIT
+                break
+    except KeyboardInterrupt:
+        if labels is None:
+            raise
+        # The interrupt may fall between the labels and their centres: recompute the means.
+        centers = _weighted_means(points, weights, labels, k, centers)
+        status = Status.INTERRUPTED
     return _LloydRun(labels, centers, n_iter, status, history)
+
+
+def _cut_short(run_status: Status | None, deadline: Deadline) -> Status | None:
+    """Why the restarts after a run with ``run_status`` (``None``: a dead end) must not go
+    on, or ``None``."""
+    if run_status is Status.INTERRUPTED:
+        return Status.INTERRUPTED
+    if deadline.expired():
+        return Status.TIME_LIMIT
+    return None
 
 
 def _lloyd(points: np.ndarray, weights: np.ndarray, centers: np.ndarray, *, max_iter: int,
@@ -264,8 +282,8 @@ class KMeans(ConstrainedClusterer):
     n_iter_ : int
         Lloyd iterations of the kept run.
     status_ : Status
-        ``converged``, ``iteration_limit`` or ``time_limit`` (``stagnation`` only if labels
-        cycle, which exact ties could cause).
+        ``converged``, ``iteration_limit``, ``time_limit`` or ``interrupted`` (Ctrl-C: the
+        best run so far) (``stagnation`` only if labels cycle, which exact ties could cause).
     n_super_instances_ : int
         Number of must-link groups the data was contracted to.
 
@@ -314,20 +332,25 @@ class KMeans(ConstrainedClusterer):
         runs = 1 if not isinstance(init, str) else n_init
 
         best, best_cost = None, np.inf
-        timed_out = False
+        cut_short = None  # TIME_LIMIT or INTERRUPTED when the restarts stopped early
         with progress_bar(runs, enabled=self.progress, desc="KMeans restarts", unit="run") as bar:
-            for _ in range(runs):
-                start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
-                run = _lloyd(points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
-                             deadline=deadline)
-                cost = _weighted_cost(points, sizes, run.labels, run.centers) + within
-                if cost < best_cost:
-                    best, best_cost = run, cost
-                bar.update()
-                if deadline.expired():
-                    timed_out = True
-                    break
-        status = Status.TIME_LIMIT if timed_out else best.status
+            try:
+                for _ in range(runs):
+                    start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+                    run = _lloyd(points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
+                                 deadline=deadline)
+                    cost = _weighted_cost(points, sizes, run.labels, run.centers) + within
+                    if cost < best_cost:
+                        best, best_cost = run, cost
+                    bar.update()
+                    cut_short = _cut_short(run.status, deadline)
+                    if cut_short is not None:
+                        break
+            except KeyboardInterrupt:
+                if best is None:  # nothing to return yet
+                    raise
+                cut_short = Status.INTERRUPTED
+        status = cut_short or best.status
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
                           "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)

@@ -105,6 +105,7 @@ from ccopt.cluster._kmeans import (
     _adjacency,
     _check_init,
     _check_real_at_least,
+    _cut_short,
     _weighted_means,
     _within_scatter,
 )
@@ -274,39 +275,44 @@ def _lcc_run(points, sizes, nl: _NL, c0, mu0, *, alpha, lambda_init, max_iter, p
     status = Status.ITERATION_LIMIT
     since_best = 0
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        dist_w = sizes[:, None] * squared_distances(points, mu)
-        nearest = np.argmin(dist_w, axis=1)
-        c, conf_cluster, conf_member, conf_pair = _repair(dist_w, nearest, nl, lam, alpha)
-        v = nl.violations(c)
-        o = float(dist_w[rows, c].sum())
-        improved = v < best_v or (v == best_v and o < best_o)
-        if improved:
-            best_v, best_o, best_c, best_mu, best_iter = v, o, c, mu, n_iter
-            since_best = 0
-        else:
-            since_best += 1
-        history["violations"].append(v)
-        history["objective"].append(o)
-        history["improved"].append(improved)
-        history["n_conflicts"].append(len(conf_pair))
-        members = np.asarray(conf_member, dtype=np.int64)
-        weights = sizes[members] * np.asarray([lam[p] for p in conf_pair], dtype=np.float64)
-        new_mu = _lcc_centers(points, sizes, c, np.asarray(conf_cluster, dtype=np.int64), members,
-                              weights, mu)
-        bar.update()
-        if since_best >= patience:
-            status = Status.STAGNATION
-            break
-        if n_iter == max_iter:
-            break
-        if not conf_pair and np.array_equal(new_mu, mu):
-            status = Status.CONVERGED
-            break
-        if deadline.expired():
-            status = Status.TIME_LIMIT
-            break
-        mu = new_mu
+    try:
+        for n_iter in range(1, max_iter + 1):
+            dist_w = sizes[:, None] * squared_distances(points, mu)
+            nearest = np.argmin(dist_w, axis=1)
+            c, conf_cluster, conf_member, conf_pair = _repair(dist_w, nearest, nl, lam, alpha)
+            v = nl.violations(c)
+            o = float(dist_w[rows, c].sum())
+            improved = v < best_v or (v == best_v and o < best_o)
+            if improved:
+                best_v, best_o, best_c, best_mu, best_iter = v, o, c, mu, n_iter
+                since_best = 0
+            else:
+                since_best += 1
+            history["violations"].append(v)
+            history["objective"].append(o)
+            history["improved"].append(improved)
+            history["n_conflicts"].append(len(conf_pair))
+            members = np.asarray(conf_member, dtype=np.int64)
+            weights = sizes[members] * np.asarray([lam[p] for p in conf_pair], dtype=np.float64)
+            new_mu = _lcc_centers(points, sizes, c, np.asarray(conf_cluster, dtype=np.int64), members,
+                                  weights, mu)
+            bar.update()
+            if since_best >= patience:
+                status = Status.STAGNATION
+                break
+            if n_iter == max_iter:
+                break
+            if not conf_pair and np.array_equal(new_mu, mu):
+                status = Status.CONVERGED
+                break
+            if deadline.expired():
+                status = Status.TIME_LIMIT
+                break
+            mu = new_mu
+    except KeyboardInterrupt:  # the best labelling so far stands (the initial one at worst)
+        status = Status.INTERRUPTED
+        done = min(len(values) for values in history.values())  # drop a half-recorded iteration
+        history = {key: values[:done] for key, values in history.items()}
     return {
         "labels": best_c, "centers": best_mu, "violations": best_v, "objective": best_o,
         "best_iter": best_iter, "n_iter": n_iter, "status": status,
@@ -362,7 +368,8 @@ class LCC(ConstrainedClusterer):
     n_iter_ : int
     status_ : Status
         ``stagnation`` (no improvement for ``max_no_improvement`` iterations),
-        ``iteration_limit``, ``converged`` (a fixed point) or ``time_limit``.
+        ``iteration_limit``, ``converged`` (a fixed point), ``time_limit`` or ``interrupted``
+        (KeyboardInterrupt: the best labelling so far is returned).
     best_iter_ : int
         Iteration that produced ``labels_`` (0: the initial labelling).
     history_ : dict of ndarray
@@ -421,21 +428,27 @@ class LCC(ConstrainedClusterer):
 
         best = None
         with progress_bar(runs * max_iter, enabled=self.progress, desc="LCC", unit="it") as bar:
-            for _ in range(runs):
-                if isinstance(init, str) and init == "random":
-                    c0 = rng.integers(0, k, size=n_super)
-                    c0[rng.permutation(n_super)[:k]] = np.arange(k)
-                    mu0 = _weighted_means(points, sizes, c0, k, np.zeros((k, points.shape[1])))
-                else:
-                    mu0 = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
-                    c0 = np.argmin(squared_distances(points, mu0), axis=1)
-                run = _lcc_run(points, sizes, nl, c0, mu0, alpha=alpha, lambda_init=lambda_init,
-                               max_iter=max_iter, patience=patience, deadline=deadline, bar=bar)
-                if best is None or (run["violations"], run["objective"]) < (best["violations"], best["objective"]):
-                    best = run
-                if deadline.expired():
-                    best["status"] = Status.TIME_LIMIT
-                    break
+            try:
+                for _ in range(runs):
+                    if isinstance(init, str) and init == "random":
+                        c0 = rng.integers(0, k, size=n_super)
+                        c0[rng.permutation(n_super)[:k]] = np.arange(k)
+                        mu0 = _weighted_means(points, sizes, c0, k, np.zeros((k, points.shape[1])))
+                    else:
+                        mu0 = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+                        c0 = np.argmin(squared_distances(points, mu0), axis=1)
+                    run = _lcc_run(points, sizes, nl, c0, mu0, alpha=alpha, lambda_init=lambda_init,
+                                   max_iter=max_iter, patience=patience, deadline=deadline, bar=bar)
+                    if best is None or (run["violations"], run["objective"]) < (best["violations"], best["objective"]):
+                        best = run
+                    cut_short = _cut_short(run["status"], deadline)
+                    if cut_short is not None:
+                        best["status"] = cut_short
+                        break
+            except KeyboardInterrupt:
+                if best is None:  # nothing to return yet
+                    raise
+                best["status"] = Status.INTERRUPTED
         logger.debug("LCC: %d violated cannot-links, objective %.6g, %d iterations (%s)",
                      best["violations"], best["objective"], best["n_iter"], best["status"])
         within = _within_scatter(problem.X, closure, points)

@@ -62,6 +62,7 @@ from ccopt.cluster._kmeans import (
     _alternate,
     _check_init,
     _check_tol,
+    _cut_short,
 )
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
@@ -260,7 +261,7 @@ default="neighborhoods"
     n_iter_ : int
     status_ : Status
         ``converged``, ``stagnation`` (labels back to an earlier state with the same ``J``),
-        ``iteration_limit`` or ``time_limit``.
+        ``iteration_limit``, ``time_limit`` or ``interrupted`` (Ctrl-C: the best run so far).
     objective_history_ : list of float
         ``J`` after each assignment pass of the kept run (with the centres it used);
         non-increasing.
@@ -308,38 +309,44 @@ default="neighborhoods"
         runs = 1 if not isinstance(init, str) else n_init
 
         best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
-        timed_out = False
+        cut_short = None  # TIME_LIMIT or INTERRUPTED when the runs stopped early
         with progress_bar(runs, enabled=self.progress, desc="PCKmeans runs", unit="run") as bar:
-            for _ in range(runs):
-                if isinstance(init, np.ndarray):
-                    start = init
-                elif init == "k-means++":
-                    start = kmeanspp(model.points, k, rng, model.sizes)
-                else:
-                    start = _neighbourhood_centers(problem, rng)
-                order = rng.permutation(model.m)
-                out = _alternate(partial(model.assign, order=order), model.points, model.sizes,
-                                 start, max_iter=max_iter, tol_abs=tol_abs, deadline=deadline,
-                                 record=model.objective)
-                tried += 1
-                bar.update()
-                if isinstance(out, _DeadEnd):
-                    last_dead, n_dead = out, n_dead + 1
-                else:
-                    cost = model.objective(out.labels, out.centers)
-                    if cost < best_cost:
-                        best, best_cost = out, cost
-                if deadline.expired():
-                    timed_out = True
-                    break
+            try:
+                for _ in range(runs):
+                    if isinstance(init, np.ndarray):
+                        start = init
+                    elif init == "k-means++":
+                        start = kmeanspp(model.points, k, rng, model.sizes)
+                    else:
+                        start = _neighbourhood_centers(problem, rng)
+                    order = rng.permutation(model.m)
+                    out = _alternate(partial(model.assign, order=order), model.points, model.sizes,
+                                     start, max_iter=max_iter, tol_abs=tol_abs, deadline=deadline,
+                                     record=model.objective)
+                    tried += 1
+                    bar.update()
+                    if isinstance(out, _DeadEnd):
+                        last_dead, n_dead = out, n_dead + 1
+                        cut_short = _cut_short(None, deadline)
+                    else:
+                        cost = model.objective(out.labels, out.centers)
+                        if cost < best_cost:
+                            best, best_cost = out, cost
+                        cut_short = _cut_short(out.status, deadline)
+                    if cut_short is not None:
+                        break
+            except KeyboardInterrupt:
+                if best is None:  # nothing to return yet
+                    raise
+                cut_short = Status.INTERRUPTED
         if best is None:
             raise ClusteringDeadEndError(
                 _dead_end_message(problem, model.closure, last_dead, tried,
-                                  timed_out and tried < runs, algorithm="PCKmeans")
+                                  cut_short is Status.TIME_LIMIT and tried < runs, algorithm="PCKmeans")
                 + " Only hard cannot-links can block an object; make some of them soft "
                 "(hard=False) or use more runs (n_init)."
             )
-        status = Status.TIME_LIMIT if timed_out else best.status
+        status = cut_short or best.status
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "
                           "settled.", ConvergenceWarning, stacklevel=3)
