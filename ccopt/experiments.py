@@ -289,12 +289,17 @@ def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 class _CsvLog:
-    """Append-only CSV of result rows; a row with new columns rewrites the file once."""
+    """Append-only CSV of result rows, one per task.
+
+    A row with new columns rewrites the file once. A task run again (it failed before)
+    replaces its earlier row, so the file never holds two rows of one task.
+    """
 
     def __init__(self, path: Path, header: list[str], rows: list[list[str]]):
         self.path = path
         self.header = list(header)
         self.rows = [dict(zip(header, row, strict=True)) for row in rows]
+        self.position = {row.get("task", ""): r for r, row in enumerate(self.rows)}
         if not self.path.exists() or not self.header:
             self._rewrite()
 
@@ -310,9 +315,14 @@ class _CsvLog:
 
     def append(self, record: dict) -> None:
         cells = {name: _cell(value) for name, value in record.items()}
-        self.rows.append(cells)
+        earlier = self.position.get(cells.get("task", ""))
+        if earlier is None:
+            self.position[cells.get("task", "")] = len(self.rows)
+            self.rows.append(cells)
+        else:
+            self.rows[earlier] = cells
         new = [name for name in cells if name not in self.header]
-        if new or not self.header:
+        if new or not self.header or earlier is not None:
             self.header += new
             self._rewrite()
             return
@@ -482,7 +492,8 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         ``dask.distributed.Client`` (``pip install 'ccopt[dask]'``).
     resume : bool, default=True
         Keep the finished rows of an existing ``out_csv`` and run only the other tasks
-        (failed rows are run again). False starts the file afresh.
+        (failed tasks are run again, their new row replacing the failed one). False starts the
+        file afresh.
     random_state : int, numpy.random.Generator or None, default=0
         Root of the task seeds. On resume, ``None`` reuses the root recorded in the JSON file.
     on_error : {"raise", "record"}, default="raise"

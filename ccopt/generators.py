@@ -178,6 +178,18 @@ def _check_fractions(fractions, name: str) -> list[float]:
     return fracs
 
 
+def _set_keys(fractions: list[float], prefix: str, suffix: str = "") -> list[str]:
+    """Names ``prefix + round(100 f) + suffix``; two fractions with one name would lose a set."""
+    keys = [f"{prefix}{round(100 * f)}{suffix}" for f in fractions]
+    for a in range(len(keys)):
+        for b in range(a + 1, len(keys)):
+            if keys[a] == keys[b]:
+                raise InvalidParameterError(
+                    f"fractions {fractions[a]} and {fractions[b]} would both be named {keys[a]!r} "
+                    "(sets are named by round(100 f)); use fractions that differ in percent.")
+    return keys
+
+
 def _count(value, name: str) -> int:
     return check_positive_int(value, name, minimum=0)
 
@@ -506,6 +518,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     ----------
     labels : array-like of shape (n_samples,)
     fractions : sequence of float in (0, 1], default=(0.15, 0.20)
+        Distinct in percent: two fractions with the same ``round(100 f)`` are refused.
     error_fraction : float in [0, 1], default=1/3
     consistent : bool, default=True
     random_state : int, Generator or None, default=None
@@ -517,6 +530,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     """
     y = _check_labels(labels)
     fracs = _check_fractions(fractions, "fractions")
+    keys = _set_keys(fracs, "p")
     err = _check_fraction(error_fraction, "error_fraction", allow_zero=True)
     rng = check_random_state(random_state)
     consistent = check_bool(consistent, "consistent")
@@ -529,7 +543,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     erroneous = np.empty(0, bool)
     taken = np.empty(0, np.int64)
     have = (0, 0, 0, 0)
-    for f in fracs:
+    for f, key in zip(fracs, keys, strict=True):
         p = _ceil_times(f, n)
         target = _balanced_counts(p, _ceil_times(err, p))
         # Both ceil((p-q)/2) and ceil(q/2) are non-decreasing in f, so increments are >= 0.
@@ -541,7 +555,6 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
         erroneous = np.concatenate([erroneous, new_err])
         taken = np.concatenate([taken, codes])
         have = target
-        key = f"p{round(100 * f)}"
         out[key] = NoisyConstraints(_constraints(pairs, kinds, n), erroneous.copy())
     return out
 
@@ -625,6 +638,7 @@ def cs_constraint_sets(labels, fractions: Sequence[float] = (0.05, 0.10, 0.15, 0
     ----------
     labels : array-like of shape (n_samples,)
     fractions : sequence of float in (0, 1], default=(0.05, 0.10, 0.15, 0.20)
+        Distinct in percent: two fractions with the same ``round(100 f)`` are refused.
     sampling : {"complete", "pairs"}, default="complete"
         See :func:`cs_constraints`.
     random_state : int, Generator or None, default=None
@@ -637,16 +651,17 @@ def cs_constraint_sets(labels, fractions: Sequence[float] = (0.05, 0.10, 0.15, 0
     """
     y = _check_labels(labels)
     fracs = _check_fractions(fractions, "fractions")
+    keys = _set_keys(fracs, "CS", suffix)
     sampling = _check_sampling(sampling)
     rng = check_random_state(random_state)
     classes = _Classes(y)
     n = classes.n
     codes = _cs_codes(classes, fracs, sampling, rng)
     out = {}
-    for f in fracs:
+    for f, key in zip(fracs, keys, strict=True):
         pairs = _pairs(codes[f], n)
         kinds = np.where(y[pairs[:, 0]] == y[pairs[:, 1]], ML, CL).astype(np.int8)
-        out[f"CS{round(100 * f)}{suffix}"] = _constraints(pairs, kinds, n)
+        out[key] = _constraints(pairs, kinds, n)
     return out
 
 

@@ -177,11 +177,13 @@ def project_2d(X) -> tuple[np.ndarray, tuple[str, str]]:
         return np.column_stack([X[:, 0], np.zeros(X.shape[0])]), ("x0", "")
     centred = X - X.mean(axis=0)
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
-    components = vt[:2]
+    # A single object has one (zero) singular value: pad to two axes, as with d == 1.
+    missing = 2 - min(2, vt.shape[0])
+    components = np.vstack([vt[:2], np.zeros((missing, d))])
     flip = np.sign(components[np.arange(2), np.argmax(np.abs(components), axis=1)])
     components = components * np.where(flip == 0, 1.0, flip)[:, None]
     total = float((singular ** 2).sum()) or 1.0
-    share = singular[:2] ** 2 / total
+    share = np.pad(singular[:2], (0, missing)) ** 2 / total
     return centred @ components.T, (f"PC1 ({100 * share[0]:.0f} % of variance)",
                                     f"PC2 ({100 * share[1]:.0f} % of variance)")
 
@@ -269,7 +271,8 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     if cmap is None:
         cmap = _score_cmap()
     if scores is not None and m:
-        low = float(scores.min())
+        finite = scores[np.isfinite(scores)]
+        low = float(finite.min()) if finite.size else 0.0  # NaN scores must not hide the range
         norm = Normalize(vmin=low if low < 0 else -1.0, vmax=0.0)
     for mask, style, name, colour in ((is_ml, "solid", "must-link", "tab:green"),
                                       (~is_ml, (0, (4, 2)), "cannot-link", "tab:purple")):
@@ -335,7 +338,8 @@ def plot_k_sweep(ks, fraction_predicted, f1=None, *, ax=None, title: str | None 
     ax : matplotlib.axes.Axes, optional
     title : str, optional
     mark_minimum : bool, default=True
-        Draw a dotted vertical line at the ``k`` with the smallest (mean) fraction.
+        Draw a dotted vertical line at the ``k`` with the smallest (mean) fraction; NaN
+        values (failed runs) are ignored, and no line is drawn when every value is NaN.
     figsize : tuple, default=(6.5, 4.0)
 
     Returns
@@ -357,8 +361,10 @@ def plot_k_sweep(ks, fraction_predicted, f1=None, *, ax=None, title: str | None 
             spread = np.nanstd(runs, axis=0)
             ax.fill_between(ks, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
     if mark_minimum:
-        best = ks[int(np.nanargmin(np.nanmean(series[0][1], axis=0)))]
-        ax.axvline(best, color="0.4", linestyle=":", linewidth=1.2)
+        mean_fraction = np.nanmean(series[0][1], axis=0)
+        if np.isfinite(mean_fraction).any():  # all NaN (every run failed): no minimum to mark
+            best = ks[int(np.nanargmin(mean_fraction))]
+            ax.axvline(best, color="0.4", linestyle=":", linewidth=1.2)
     ax.set_xticks(ks)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("number of clusters k")
