@@ -113,8 +113,12 @@ ALGORITHMS = {
 
 
 # ============================================================================ configurations
-def _plain(value, where: str):
-    """A JSON-compatible copy of a configuration value (numpy scalars become Python ones)."""
+def _plain(value, where: str, *, finite: bool = True):
+    """A JSON-compatible copy of a configuration value (numpy scalars become Python ones).
+
+    ``finite=False`` (task results) lets NaN and infinities through: an undefined F1 or an
+    unbounded gap is a result, while a setting that is NaN could not identify its task.
+    """
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or isinstance(value, (bool, str)):
@@ -123,15 +127,16 @@ def _plain(value, where: str):
         return int(value)
     if isinstance(value, numbers.Real):
         value = float(value)
-        if not math.isfinite(value):
+        if finite and not math.isfinite(value):
             raise InvalidParameterError(f"{where} is {value!r}; configurations hold finite numbers only.")
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [_plain(v, f"{where}[{i}]", finite=finite) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
-        return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+        return {str(k): _plain(v, f"{where}[{k!r}]", finite=finite) for k, v in value.items()}
+    kind = "configurations" if finite else "task results"
     raise InvalidParameterError(
-        f"{where} is a {type(value).__name__}; configurations hold None, bool, numbers, strings, "
+        f"{where} is a {type(value).__name__}; {kind} hold None, bool, numbers, strings, "
         "and lists or dicts of those."
     )
 
@@ -456,7 +461,8 @@ def _result_record(config: dict, key: str, seed: int, result, seconds: float, er
                 f"The task function returned result(s) named like settings or reserved columns: "
                 f"{clash}; rename them."
             )
-        record.update({str(k): _plain(v, f"result {k!r}") for k, v in result.items()})
+        record.update({str(k): _plain(v, f"result {k!r} of task {key}", finite=False)
+                       for k, v in result.items()})
     record["seconds"] = round(float(seconds), 6)
     record["error"] = error
     return record

@@ -85,6 +85,19 @@ def test_a_retried_failed_task_replaces_its_row_instead_of_adding_a_second(tmp_p
     assert sorted(r["x"] for r in rows) == [0, 1, 2] and all(r["error"] is None for r in rows)
 
 
+def _undefined_task(config: dict) -> dict:
+    """Results that are not finite: an F1 with nothing predicted, an unbounded gap."""
+    return {"f1": float("nan"), "gap": float("inf"), "bounds": [1.0, float("-inf")]}
+
+
+def test_non_finite_task_results_are_kept_not_refused(tmp_path):
+    out = tmp_path / "undefined.csv"
+    result = run_experiment([{"x": 0}], _undefined_task, out, progress=False)
+    for row in (result.records[0], read_results(out)[0]):  # in memory and read back
+        assert np.isnan(row["f1"]) and row["gap"] == np.inf
+        assert row["bounds"][0] == 1.0 and row["bounds"][1] == -np.inf
+
+
 # --------------------------------------------------------------------------- plotting
 # numpy warns about the all-NaN columns (the mean of failed runs is undefined); that is fine.
 _NAN_WARNINGS = (pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning"),
