@@ -141,6 +141,15 @@ _LEGACY_OPTION_NAMES = {
 }
 # glpsol takes --tmlim in whole seconds and rejects "0.2".
 _WHOLE_SECONDS = {"glpk"}
+# APPSI interfaces that hand the model over as an LP file: their writer drops a nonlinear
+# objective without a word (CBC then "solves" another model), so ccopt checks linearity first.
+_LP_FILE_APPSI = {"appsi_cbc"}
+
+
+def _time_limit(time_limit) -> float | None:
+    """A checked time limit; ``inf`` means no limit (glpsol and SCIP reject an infinite one)."""
+    time_limit = check_time_limit(time_limit)
+    return None if time_limit is None or math.isinf(time_limit) else time_limit
 
 
 @dataclass(frozen=True)
@@ -151,6 +160,7 @@ class SolverOptions:
     ----------
     time_limit : float, optional
         Seconds. A MIP that hits it returns its incumbent with status ``time_limit``.
+        ``inf`` means no limit (stored as None).
     mip_gap : float, optional
         Relative MIP gap at which to stop.
     threads : int, optional
@@ -167,7 +177,7 @@ class SolverOptions:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        object.__setattr__(self, "time_limit", check_time_limit(self.time_limit))
+        object.__setattr__(self, "time_limit", _time_limit(self.time_limit))
         if self.mip_gap is not None:
             object.__setattr__(self, "mip_gap", check_nonnegative(self.mip_gap, "mip_gap"))
         if self.threads is not None:
@@ -248,6 +258,30 @@ def _highs_defaults() -> dict:
     return {key: h.getOptionValue(key)[1] for key in ("time_limit", "mip_rel_gap")}
 
 
+def _check_highs_options(extra: dict) -> None:
+    """Raise if HiGHS would refuse one of ``extra``'s options.
+
+    HiGHS answers an unknown name or a value of the wrong type or range with an error status
+    that every route (Pyomo's HiGHS interfaces, highspy) ignores, so a misspelt option, e.g.
+    ``time_limt``, was silently dropped. Tried on a scratch instance, which prints nothing.
+    """
+    if not extra:
+        return
+    highspy = _highspy()
+    scratch = highspy.Highs()
+    scratch.setOptionValue("output_flag", False)
+    for key, value in extra.items():
+        try:
+            status = scratch.setOptionValue(key, value)
+        except (TypeError, ValueError, RuntimeError):
+            status = highspy.HighsStatus.kError
+        if status == highspy.HighsStatus.kError:
+            raise InvalidParameterError(
+                f"HiGHS rejects the option {key!r} = {value!r}: unknown name, or a value of the wrong "
+                "type or range. See https://ergo-code.github.io/HiGHS/stable/options/definitions/."
+            )
+
+
 def _lp_time_limit(h, time_limit: float | None, is_mip: bool) -> float | None:
     """The ``time_limit`` option that gives HiGHS instance ``h`` ``time_limit`` more seconds.
 
@@ -316,6 +350,20 @@ def available_solvers(candidates=("appsi_highs", "highs", MATRIX_SOLVER, "scip_d
             continue
         found.append(name)
     return found
+
+
+def _check_linear(model, name: str) -> None:
+    """Raise :class:`SolverError` if the objective or a row of ``model`` is nonlinear."""
+    for objective in model.component_data_objects(pyo.Objective, active=True, descend_into=True):
+        degree = objective.expr.polynomial_degree()
+        if degree is None or degree > 1:
+            raise SolverError(f"The objective {objective.name} is nonlinear; {name!r} takes linear "
+                              "models only (use 'scip_direct').")
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        degree = con.body.polynomial_degree()
+        if degree is None or degree > 1:
+            raise SolverError(f"Constraint {con.name} is nonlinear; {name!r} takes linear models only "
+                              "(use 'scip_direct').")
 
 
 def _active_objective(model):
@@ -442,6 +490,8 @@ class HighsMatrixSolver:
     ------
     InvalidDataError
         If the shapes disagree or a bound or cost is NaN.
+    InvalidParameterError
+        If HiGHS refuses an option of ``options.extra`` (unknown name, wrong type or range).
     SolverNotAvailableError
         If highspy is not installed.
     """
@@ -463,6 +513,7 @@ class HighsMatrixSolver:
         if integer.shape[0] != n_cols:
             raise InvalidDataError(f"integrality must have {n_cols} entries, got {integer.shape[0]}.")
         self.options = options or SolverOptions()
+        _check_highs_options(self.options.extra)
         self.name = name
         self.n_rows, self.n_cols = n_rows, n_cols
         self.is_mip = bool(integer.any())
@@ -635,7 +686,7 @@ class HighsMatrixSolver:
         -------
         SolveResult
         """
-        time_limit = check_time_limit(time_limit) if time_limit is not None else self.options.time_limit
+        time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         start = time.perf_counter()
         timing = {}
         reduction = self._reduction()
@@ -654,6 +705,8 @@ class HighsMatrixSolver:
         timing["solve"] = time.perf_counter() - run_start
         model_status = h.getModelStatus()
         termination = getattr(model_status, "name", str(model_status))
+        if termination == "kModelEmpty":
+            return _require(self._empty_result(start, timing), require_solution)
         status = _HIGHS_STATUS.get(termination, Status.ERROR)
         info = h.getInfo()
         has_solution = int(info.primal_solution_status) == _HIGHS_PRIMAL_FEASIBLE
@@ -668,6 +721,18 @@ class HighsMatrixSolver:
         result = SolveResult(status, objective, bound, time.perf_counter() - start, self.name,
                              termination, has_solution, timing)
         return _require(result, require_solution)
+
+    def _empty_result(self, start: float, timing: dict) -> SolveResult:
+        """The result of a program without columns (a Pyomo model whose variables are all
+        fixed), which HiGHS leaves without a solution: the empty point, of objective
+        ``offset``, is optimal when every row admits 0, and the program infeasible otherwise."""
+        feasible = bool((self._row_lower <= 1e-9).all() and (self._row_upper >= -1e-9).all())
+        objective = self._offset if feasible else None
+        self._solution = None if not feasible else {
+            "col_value": np.zeros(0), "row_value": np.zeros(self.n_rows), "col_dual": np.zeros(0),
+            "row_dual": np.zeros(self.n_rows)}
+        return SolveResult(Status.OPTIMAL if feasible else Status.INFEASIBLE, objective, objective,
+                           time.perf_counter() - start, self.name, "kModelEmpty", feasible, timing)
 
     def _reduction(self) -> Reduction | None:
         """The program without its fixed columns, when it is a MIP and most columns are fixed.
@@ -1039,6 +1104,13 @@ class PersistentSolver:
         constraints, bounds or fixed variables), which lets APPSI skip its structural checks
         and ``highs_matrix`` keep its compiled matrices. Changed variable bounds can be
         announced with :meth:`bounds_changed`.
+
+    Raises
+    ------
+    SolverNotAvailableError
+        Unknown or uninstalled solver; the message says what to install.
+    InvalidParameterError
+        With HiGHS: an option of ``options.extra`` that HiGHS refuses.
     """
 
     def __init__(self, model, solver: str = DEFAULT_SOLVER, options: SolverOptions | None = None,
@@ -1047,11 +1119,13 @@ class PersistentSolver:
         self.name = _resolve_name(solver)
         self.options = options or SolverOptions()
         self._opt = _factory(self.name)
+        if self.name in _HIGHS_NAMES or self.name == MATRIX_SOLVER:
+            _check_highs_options(self.options.extra)
         self._new_api = self.name in _NEW_API
         self._only_params_change = only_params_change
         self._n_solves = 0
         self._compiled: _CompiledModel | None = None
-        self._is_mip: bool | None = None  # read from the model on the first HiGHS solve
+        self._is_mip: bool | None = None  # read from the model when first needed
         # Variables whose bounds changed since the last solve: None (none), a dict by id,
         # or _EVERY_VARIABLE.
         self._changed_bounds: dict | object | None = None
@@ -1089,7 +1163,7 @@ class PersistentSolver:
         program in Pyomo (254,000 variables) that writing, and reading the values back, took
         longer than HiGHS. The other interfaces load the model either way.
         """
-        time_limit = check_time_limit(time_limit) if time_limit is not None else self.options.time_limit
+        time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         start = time.perf_counter()
         try:
             if self.name == MATRIX_SOLVER:
@@ -1145,20 +1219,29 @@ class PersistentSolver:
         solves (:func:`_lp_time_limit`); other solvers get it unchanged."""
         if self.name not in _HIGHS_NAMES:
             return time_limit
+        return _lp_time_limit(getattr(self._opt, "_solver_model", None), time_limit, self._model_is_mip())
+
+    def _model_is_mip(self) -> bool:
+        """Whether the model has a discrete variable (read once)."""
         if self._is_mip is None:
             self._is_mip = any(not var.is_continuous()
                                for var in self.model.component_data_objects(pyo.Var, active=True))
-        return _lp_time_limit(getattr(self._opt, "_solver_model", None), time_limit, self._is_mip)
+        return self._is_mip
 
     # -- classic SolverFactory interfaces (appsi_highs, cbc, glpk, gurobi, cplex, ...)
     def _solve_legacy(self, time_limit):
         opts, kwargs = dict(self.options.extra), {}
         model = self.model
         if self.name.startswith("appsi_"):
+            # APPSI hands these options to the solver as they are named here: CBC wants its own
+            # names (given "mip_rel_gap" it printed "No match" and ignored the gap).
+            _, gap_key, threads_key = _LEGACY_OPTION_NAMES.get(self.name, (None, "mip_rel_gap", "threads"))
             if self.options.mip_gap is not None:
-                opts["mip_rel_gap"] = self.options.mip_gap
+                opts[gap_key] = self.options.mip_gap
             if self.options.threads is not None:
-                opts["threads"] = self.options.threads
+                opts[threads_key] = self.options.threads
+            if self.name in _LP_FILE_APPSI and not (self._n_solves and self._only_params_change):
+                _check_linear(model, self.name)
             if self.name in _HIGHS_NAMES:
                 # HiGHS keeps options between solves; a solve without a limit must clear them.
                 defaults = _highs_defaults()
@@ -1224,7 +1307,9 @@ class PersistentSolver:
                     results.solver.status = SolverStatus.ok
                 model.solutions.load_from(results)
         objective = _objective_value(model) if has_solution else None
-        if status is Status.OPTIMAL and bound is None:
+        if status is Status.OPTIMAL and bound is None and not (self.options.mip_gap and self._model_is_mip()):
+            # Without a reported bound the incumbent is one only if no MIP gap was allowed
+            # (APPSI's CBC reports none, also when it stopped at the gap).
             bound = objective
         return status, objective, bound, str(termination), has_solution, {}
 
@@ -1290,7 +1375,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     solver : str, default="appsi_highs"
         A solver name (see the module docstring).
     time_limit : float, optional
-        Seconds. A MIP stopped by it returns its incumbent with ``Status.TIME_LIMIT``.
+        Seconds. A MIP stopped by it returns its incumbent with ``Status.TIME_LIMIT``;
+        ``inf`` means no limit.
     mip_gap : float, optional
         Relative MIP gap.
     threads : int, optional
@@ -1310,6 +1396,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     ------
     SolverNotAvailableError
         Unknown or uninstalled solver; the message says what to install.
+    InvalidParameterError
+        A bad ``time_limit``, ``mip_gap`` or ``threads``, or (HiGHS) an option HiGHS refuses.
     SolverError
         The solver failed, or returned no solution and ``require_solution`` is True.
     """

@@ -299,7 +299,9 @@ class HighsKMedoids:
         for name, values, count in (("eta", eta, len(mats.cl)), ("lam", lam, len(mats.ml)),
                                     ("gamma", gamma, len(mats.ml))):
             if values is not None:
-                self._multipliers[name] = check_multipliers(values, (count, n), name)
+                # A copy: "None keeps the current values" must not follow later in-place
+                # changes of the caller's array (unchecked, possibly positive).
+                self._multipliers[name] = check_multipliers(values, (count, n), name).copy()
         eta, lam, gamma = (self._multipliers[key] for key in ("eta", "lam", "gamma"))
         cost = mats.cost.copy()
         columns = np.arange(n)

@@ -55,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
+from scipy.spatial.distance import cdist
 
 from ccopt._validation import check_choice
 from ccopt.models._common import (
@@ -212,12 +213,13 @@ def build_from_data(data: ModelData, form: str, relax: bool,
 
 
 def _big_m(X: np.ndarray) -> np.ndarray:
-    """``M_i = max_j ||x_i - x_j||^2`` without an ``n x n`` matrix, in row blocks."""
+    """``M_i = max_j ||x_i - x_j||^2`` without an ``n x n`` matrix, in row blocks of about
+    ``2^22`` distances (a block of ``rows x n x n_features`` differences grew with the
+    number of features: 8 GB at ``n = d = 1000``)."""
     out = np.empty(X.shape[0])
     block = max(1, 2**22 // max(1, X.shape[0]))
     for start in range(0, X.shape[0], block):
-        rows = X[start:start + block]
-        out[start:start + block] = ((rows[:, None, :] - X[None, :, :]) ** 2).sum(axis=2).max(axis=1)
+        out[start:start + block] = cdist(X[start:start + block], X, metric="sqeuclidean").max(axis=1)
     return out
 
 
