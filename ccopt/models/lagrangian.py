@@ -79,7 +79,11 @@ def build_lagrangian_model(problem: ClusteringProblem, *, base: str = "kmedoids"
     form : {"convex", "fractional"}, default="convex"
         MSSC only: the objective's form (see :mod:`ccopt.models.mssc`).
     symmetry_breaking : bool, default=True
-        MSSC only.
+        MSSC only. The rows that keep object ``i`` out of clusters ``c > i`` stay in the
+        relaxation. The constrained problem keeps its optimum under them (its clusters are
+        interchangeable), but the multipliers differ by cluster, so the relaxation with them
+        minimises (10) over fewer assignments: its value is at least that of (10) and still
+        a lower bound on the constrained optimum. False gives (10) exactly.
 
     Returns
     -------
