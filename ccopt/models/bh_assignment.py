@@ -94,9 +94,11 @@ detection over 180,000 binaries).
 improved by a local search (:mod:`ccopt.models._bh_search`: single units, then whole
 blocks of must-linked units, moved to their best cluster, every move feasible), and so are
 the previous assignment and, when feasible, the nearest-centre assignment and a greedy
-placement of the must-link components; the best is returned with status ``time_limit``.
-On dense constraint sets HiGHS's first incumbents were up to 15 times the optimum
-(vehicle, 14,365 constraints, first k-means++ centres: 69,768 against about 4,200).
+placement of the must-link components; the best is returned with status ``time_limit``
+(``feasible`` when the solver stopped on another limit, e.g. a node or solution limit
+given in ``solver_options``: its incumbent is unproven too). On dense constraint sets
+HiGHS's first incumbents were up to 15 times the optimum (vehicle, 14,365 constraints,
+first k-means++ centres: 69,768 against about 4,200).
 
 *Clique rows* (``cuts_after``, ``highs_matrix`` only). P's LP relaxation lets must-linked
 objects spread evenly over two clusters and cannot-linked groups share the same halves
@@ -650,9 +652,11 @@ class BHAssignmentResult:
     big_m : float
         The ``M`` used (largest object-centre distance).
     status : Status
-        ``optimal`` (within the MIP gap), or ``time_limit`` when a solver stopped on its
-        limit: the labels are then the best of its incumbent (if any), the previous
-        assignment and the nearest-centre assignment (if feasible), each after local search.
+        ``optimal`` (within the MIP gap), ``time_limit`` when a solver stopped on its time
+        limit, or ``feasible`` when it stopped with an unproven incumbent for another reason
+        (e.g. a node or solution limit in ``solver_options``). In the last two cases the
+        labels are the best of its incumbent (if any), the previous assignment and the
+        nearest-centre assignment (if feasible), each after local search.
     route : str
         ``"decomposed"`` (relaxation without (3) was feasible, hence optimal) or ``"full"``.
     solves : tuple of SolveResult
@@ -893,7 +897,7 @@ class BHAssignmentProgram:
                 allowed = None
         if allowed is None:
             unit_labels, status, route = self._solve_routes(end, solves, None)
-        if status is Status.TIME_LIMIT:
+        if status is not Status.OPTIMAL:
             unit_labels = self._polish(unit_labels)
             if unit_labels is None:
                 raise SolverError(
@@ -944,8 +948,9 @@ class BHAssignmentProgram:
     def _polish(self, incumbent: np.ndarray | None) -> np.ndarray | None:
         """Best of a few feasible assignments, each improved by local search (None if none).
 
-        Only used when a solve stopped on its time limit: the solver's incumbent can be far
-        from optimal (module docstring). The other starts are the previous assignment
+        Only used when a solve stopped without proving optimality (its time limit, or
+        another limit: status ``feasible``): the solver's incumbent can be far from optimal
+        (module docstring). The other starts are the previous assignment
         (feasible for P whatever the centres), the nearest-centre assignment and the greedy
         placement of must-link components (:mod:`ccopt.models._bh_search`), the last two
         when P admits them.
@@ -976,7 +981,13 @@ class BHAssignmentProgram:
         return _objective(self.problem, unit_labels[self.plan.unit], dist, big_m, self._penalty)
 
     def _run(self, rows: PyomoRows | MatrixRows, end: float | None, solves) -> tuple[Status, bool]:
-        """Solve one program until ``end`` (perf_counter time); status, and values loaded?"""
+        """Solve one program until ``end`` (perf_counter time); status, and values loaded?
+
+        The status is ``optimal`` only when the solver proved it (within the MIP gap),
+        ``time_limit`` when it stopped on its time limit, and ``feasible`` when it stopped
+        with an unproven incumbent for another reason (e.g. a node limit in
+        ``solver_options``).
+        """
         time_limit = None if end is None else end - time.perf_counter()
         if time_limit is not None and time_limit <= 0:
             return Status.TIME_LIMIT, False
@@ -1000,7 +1011,11 @@ class BHAssignmentProgram:
                 f"The solver {result.solver!r} found no assignment (termination: "
                 f"{result.termination}, status: {result.status})."
             )
-        return (Status.TIME_LIMIT if result.status is Status.TIME_LIMIT else Status.OPTIMAL), True
+        if result.status in (Status.OPTIMAL, Status.TIME_LIMIT):
+            return result.status, True
+        # Stopped with an unproven incumbent on another limit (a node, solution or iteration
+        # limit from solver_options, or an error after a solution was found): not optimal.
+        return Status.FEASIBLE, True
 
     def _solve_relaxation(self, end, solves, allowed) -> tuple[np.ndarray | None, Status]:
         """P without (3): free units at their nearest centre, components independently."""

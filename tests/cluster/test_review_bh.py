@@ -1,0 +1,106 @@
+"""Review regressions for BH-kmeans (ccopt.cluster._bh_kmeans, ccopt.models.bh_assignment).
+
+The gold standard is brute force over every labelling of tiny instances
+(``tests/models/bh_brute.py``), written out independently of ccopt.models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from ccopt.cluster import BHKMeans
+from ccopt.models.bh_assignment import BHAssignmentProgram
+from ccopt.status import Status
+from tests.models.bh_brute import brute_force, make_problem, random_instance
+
+# HiGHS stops at its first improving solution: an incumbent it has not proved optimal.
+FIRST_SOLUTION = {"mip_max_improving_sols": 1}
+
+
+@pytest.mark.parametrize("solver", ["highs_matrix", "appsi_highs"])
+def test_solve_stopped_by_a_solution_limit_is_not_reported_optimal(solver):
+    # A solve that stops on a limit other than time (here a solution limit passed through
+    # solver_options) used to be reported as "optimal" and its incumbent returned as is.
+    # Now: status "optimal" only for P's optimum; otherwise "feasible", and the incumbent is
+    # improved by the local search like a time-limited one (never worse, always feasible).
+    stopped_early = 0
+    for seed in range(280, 296):
+        X, centers, k, rows, penalty, _, _ = random_instance(seed, n=8, k=3, max_rows=12, hard_prob=0.0)
+        costs, labellings = brute_force(X, centers, k, rows, penalty)
+        cost_of = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
+        program = BHAssignmentProgram(make_problem(X, k, rows), penalty=penalty, centers=centers,
+                                      decompose=False, mip_gap=0.0, solver=solver,
+                                      solver_options=FIRST_SOLUTION)
+        result = program.solve()
+        incumbent = result.solves[-1].objective
+        assert cost_of[tuple(result.labels.tolist())] == pytest.approx(result.objective)
+        assert result.objective <= incumbent + 1e-9
+        if result.status is Status.OPTIMAL:
+            assert result.objective == pytest.approx(costs.min(), rel=1e-9, abs=1e-9)
+        else:
+            assert result.status is Status.FEASIBLE
+        stopped_early += incumbent > costs.min() + 1e-6
+    assert stopped_early >= 3  # the solution limit did stop some solves short of P's optimum
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), sizes=st.booleans(), contract=st.booleans())
+def test_time_limited_fallback_stays_inside_p_and_reports_its_objective(seed, sizes, contract):
+    # No solver is reached (the limit is spent first; decompose=False, else enumeration may
+    # solve P without one): the labels come from the local search over the previous,
+    # nearest-centre and greedy starts. They must satisfy every hard
+    # constraint, row (3) and the size bounds, and carry P's objective, whatever the units.
+    X, centers, k, rows, penalty, min_size, max_size = random_instance(seed, n=7, k=3, max_rows=9,
+                                                                        hard_prob=0.4, sizes=sizes)
+    costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+    assume(np.isfinite(costs.min()))
+    cost_of = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
+    program = BHAssignmentProgram(make_problem(X, k, rows, min_size, max_size), penalty=penalty,
+                                  contract=contract, decompose=False, centers=X[:k])
+    program.solve()                       # an exact step at other centres: the previous assignment
+    program.set_centers(centers)
+    result = program.solve(time_limit=1e-9)
+    assert result.status is Status.TIME_LIMIT and result.solves == ()
+    assert np.isfinite(cost_of[tuple(result.labels.tolist())])
+    assert result.objective == pytest.approx(cost_of[tuple(result.labels.tolist())], rel=1e-12)
+
+
+def reference_bh_kmeans(X, centers, k, rows, penalty, min_size, max_size):
+    """The loop of the paper's Sec. 3 with P solved by enumeration: labels, OFV, steps, status.
+
+    None when some step has two optimal labellings (the solver may pick either)."""
+    best = (None, np.inf, 0)
+    for step in range(1, 101):
+        costs, labellings = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+        ordered = np.sort(costs)
+        if ordered[1] - ordered[0] < 1e-7:
+            return None
+        labels = labellings[np.argmin(costs)]
+        centers = np.array([X[labels == j].mean(axis=0) for j in range(k)])
+        # OFV_t: objective (1) of step t's labels at the updated centres (M recomputed).
+        at_new, _ = brute_force(X, centers, k, rows, penalty, min_size, max_size)
+        ofv = at_new[(labellings == labels).all(axis=1)][0]
+        if ofv >= best[1]:
+            return (*best, "converged")
+        best = (labels, ofv, step)
+    return (*best, "iteration_limit")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bh_kmeans_equals_the_loop_over_enumerated_assignment_steps(seed):
+    X, centers, k, rows, penalty, min_size, max_size = random_instance(
+        700 + seed, n=7, max_rows=8, hard_prob=0.3, sizes=seed % 2 == 1)
+    expected = reference_bh_kmeans(X, centers, k, rows, penalty, min_size, max_size)
+    if expected is None:
+        pytest.skip("tied assignment step")
+    labels, ofv, steps, status = expected
+    problem = make_problem(X, k, rows, min_size, max_size)
+    est = BHKMeans(k, penalty=penalty, init=centers, mip_gap=0.0, min_size=min_size,
+                   max_size=max_size).fit(X, constraints=problem.constraints)
+    np.testing.assert_array_equal(est.labels_, labels)
+    assert est.objective_ == pytest.approx(ofv, rel=1e-9)
+    assert (est.n_iter_, str(est.status_)) == (steps, status)
+    np.testing.assert_allclose(est.cluster_centers_, [X[labels == j].mean(axis=0) for j in range(k)])
