@@ -1206,6 +1206,8 @@ class PersistentSolver:
         else:
             compiled = self._compiled = _CompiledModel(self.model, self.options)
             timing = {"compile": compiled.compile_time, "pass": compiled.solver.pass_time}
+        if time_limit is not None:  # compiling and refreshing count against the limit
+            time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
         out = compiled.solver.solve(time_limit=time_limit, require_solution=False)
         timing.update(out.timing)
         if out.has_solution and load:

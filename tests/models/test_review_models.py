@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 import tracemalloc
 
 import numpy as np
@@ -111,6 +112,28 @@ def test_an_infinite_time_limit_means_no_limit(solver):
     assert SolverOptions(time_limit=math.inf).time_limit is None
     again = PersistentSolver(small_knapsack()[0], solver, SolverOptions(time_limit=60.0))
     assert again.solve(time_limit=math.inf).objective == pytest.approx(best)
+
+
+def test_highs_matrix_counts_compiling_against_the_time_limit(monkeypatch):
+    import ccopt.solvers as solvers
+
+    given = []
+    original_solve = HighsMatrixSolver.solve
+    original_init = solvers._CompiledModel.__init__
+
+    def slow_compile(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        time.sleep(0.3)
+
+    def recording(self, *, time_limit=None, **kwargs):
+        given.append(time_limit)
+        return original_solve(self, time_limit=time_limit, **kwargs)
+
+    monkeypatch.setattr(solvers._CompiledModel, "__init__", slow_compile)
+    monkeypatch.setattr(HighsMatrixSolver, "solve", recording)
+    model, best = small_knapsack()
+    assert PersistentSolver(model, "highs_matrix").solve(time_limit=10.0).objective == pytest.approx(best)
+    assert given and given[0] <= 10.0 - 0.3
 
 
 @pytest.mark.parametrize("solver", HIGHS_SOLVERS)
