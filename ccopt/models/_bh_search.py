@@ -89,7 +89,8 @@ class MoveGraph:
         """The units of a :class:`~ccopt.models.bh_assignment.BHAssignmentPlan`.
 
         Units a hard must-link row mentions (only without contraction) are pinned, and so
-        are units no row mentions (their best cluster is the nearest one).
+        are units no row mentions (their best cluster is the nearest one, where the caller
+        puts them; see ``BHAssignmentProgram._polish``).
         """
         u = plan.n_units
         movable = np.zeros(u, dtype=bool)

@@ -970,11 +970,29 @@ class BHAssignmentProgram:
                 starts.append(built)
         best, best_cost = incumbent, np.inf
         for labels in starts:
-            improved = improve(graph, components, labels, unit_cost, coef)
+            # Before and after: the search pins the free units, and its moves can empty
+            # a cluster that kept a free unit away from its nearest centre.
+            improved = self._free_units_nearest(
+                improve(graph, components, self._free_units_nearest(labels), unit_cost, coef))
             cost = self._unit_objective(improved)
             if cost < best_cost:
                 best, best_cost = improved, cost
         return best
+
+    def _free_units_nearest(self, unit_labels: np.ndarray) -> np.ndarray:
+        """``unit_labels`` with every unit that no pairwise row mentions at its nearest
+        centre, when P admits that (clusters left non-empty, size bounds kept).
+
+        The local search pins those units, since their best cluster is the nearest; a start
+        such as the previous assignment leaves them where the earlier centres put them.
+        """
+        free = np.ones(self.plan.n_units, dtype=bool)
+        free[self.plan.constrained_units] = False
+        if not free.any():
+            return unit_labels
+        moved = unit_labels.copy()
+        moved[free] = np.argmin(self._state[2][free], axis=1)
+        return moved if np.isfinite(self._unit_objective(moved)) else unit_labels
 
     def _unit_objective(self, unit_labels: np.ndarray) -> float:
         dist, big_m, _ = self._state

@@ -104,3 +104,27 @@ def test_bh_kmeans_equals_the_loop_over_enumerated_assignment_steps(seed):
     assert est.objective_ == pytest.approx(ofv, rel=1e-9)
     assert (est.n_iter_, str(est.status_)) == (steps, status)
     np.testing.assert_allclose(est.cluster_centers_, [X[labels == j].mean(axis=0) for j in range(k)])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), contract=st.booleans())
+def test_time_limited_fallback_leaves_no_free_object_away_from_its_nearest_centre(seed, contract):
+    # Objects no row mentions cost only their distance: once every cluster keeps a member,
+    # the nearest centre is their best cluster. The local search pins them, so the fallback
+    # must put them there; from the previous assignment it left them where the earlier
+    # centres had put them.
+    X, centers, k, rows, penalty, _, _ = random_instance(seed, n=7, k=3, max_rows=4, hard_prob=0.4)
+    costs, labellings = brute_force(X, centers, k, rows, penalty)
+    assume(np.isfinite(costs.min()))
+    cost_of = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
+    program = BHAssignmentProgram(make_problem(X, k, rows), penalty=penalty, contract=contract,
+                                  decompose=False, centers=X[:k])
+    program.solve()
+    program.set_centers(centers)
+    result = program.solve(time_limit=1e-9)
+    assert result.status is Status.TIME_LIMIT
+    free = np.setdiff1d(np.arange(X.shape[0]), [r[i] for r in rows for i in (0, 1)])
+    nearest = np.argmin(((X[:, None, :] - centers[None]) ** 2).sum(axis=2), axis=1)
+    moved = result.labels.copy()
+    moved[free] = nearest[free]
+    assert cost_of[tuple(result.labels.tolist())] <= cost_of[tuple(moved.tolist())] + 1e-9
