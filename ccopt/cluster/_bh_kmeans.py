@@ -38,6 +38,7 @@ Readings chosen:
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -301,12 +302,14 @@ class BHKMeans(ConstrainedClusterer):
             budget = deadline.budget(solve_cap)
             if first and budget is not None:
                 budget = max(budget, _FIRST_SOLVE_FLOOR)
+            solve_start = time.perf_counter()
             try:
                 result = program.solve(time_limit=budget)
             except SolverError:
-                # Only a time limit (overall or per solve) can stop a solve without an
-                # incumbent here; with a labelling in hand, stop and return it.
-                if budget is None or first:
+                # A solver that reports a time stop without an incumbent as an error (the
+                # fallback covers the others): with a labelling in hand, stop and return it.
+                # An error before the budget was spent is a real failure, not a time limit.
+                if budget is None or first or time.perf_counter() - solve_start < budget:
                     raise
                 run.status = Status.TIME_LIMIT
                 return

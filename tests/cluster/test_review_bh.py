@@ -6,12 +6,17 @@ The gold standard is brute force over every labelling of tiny instances
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from ccopt import Constraints
 from ccopt.cluster import BHKMeans
+from ccopt.exceptions import SolverError
+from ccopt.generators import make_gaussian_clusters
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.status import Status
 from tests.models.bh_brute import brute_force, make_problem, random_instance
@@ -128,3 +133,21 @@ def test_time_limited_fallback_leaves_no_free_object_away_from_its_nearest_centr
     moved = result.labels.copy()
     moved[free] = nearest[free]
     assert cost_of[tuple(result.labels.tolist())] <= cost_of[tuple(moved.tolist())] + 1e-9
+
+
+def test_a_solver_failure_after_the_first_step_is_raised_not_reported_as_a_time_limit(monkeypatch):
+    # Before, any SolverError after the first step ended the fit with status 'time_limit'
+    # whenever a time limit was set, although nothing had run out of time.
+    X, y = make_gaussian_clusters(60, 3, center_std=4.0, cluster_std=1.0, random_state=0)
+    cons = Constraints.from_labels(y, np.random.default_rng(0).choice(60, size=(10, 2), replace=False))
+    calls = itertools.count(1)
+    original = BHAssignmentProgram.solve
+
+    def failing(self, **kwargs):
+        if next(calls) == 2:
+            raise SolverError("the solver crashed")
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(BHAssignmentProgram, "solve", failing)
+    with pytest.raises(SolverError, match="crashed"):
+        BHKMeans(3, random_state=0, time_limit=600.0).fit(X, constraints=cons)
