@@ -93,7 +93,8 @@ def report(rows: list[dict], command: str, ip_time_limit: float) -> str:
         solved = r["ip_status"] == "optimal"
         ip = f"{r['ip_objective']:.2f}" if solved else f"{r['ip_bound']:.2f} - {r['ip_objective']:.2f}"
         # Unsolved: against the best lower bound on the optimum, an upper bound on the excess.
-        excess = (f"{100 * (r['ours_upper'] / r['ip_objective'] - 1):.2f}" if solved else
+        # "+ 0.0" turns the -0.00 of a value equal to the optimum up to rounding into 0.00.
+        excess = (f"{round(100 * (r['ours_upper'] / r['ip_objective'] - 1), 2) + 0.0:.2f}" if solved else
                   f"<= {100 * (r['ours_upper'] / max(r['ip_bound'], r['lp_exact']) - 1):.2f}")
         table.append([r["dataset"], r["set"], int(r["n"]), int(r["n_constraints"]), f"{r['lp_none']:.2f}",
                       f"{r['lp_epsilon']:.2f}", f"{r['lp_exact']:.2f}", ip,
