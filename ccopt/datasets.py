@@ -103,6 +103,13 @@ class Dataset:
         if len(names) != X.shape[1]:
             raise InvalidDataError(f"feature_names has {len(names)} names, X has {X.shape[1]} columns.")
         object.__setattr__(self, "feature_names", names)
+        for name, cons in self.constraint_sets.items():
+            if not isinstance(cons, Constraints):
+                raise InvalidDataError(f"constraint set {name!r} is a {type(cons).__name__}, not Constraints.")
+            if len(cons) and int(cons.pairs.max()) >= X.shape[0]:
+                raise InvalidDataError(
+                    f"constraint set {name!r} names object {int(cons.pairs.max())}, but X has only "
+                    f"{X.shape[0]} rows (indices 0..{X.shape[0] - 1}).")
         object.__setattr__(self, "constraint_sets", MappingProxyType(dict(self.constraint_sets)))
 
     @property

@@ -12,7 +12,7 @@ import pytest
 from matplotlib.collections import LineCollection
 
 from ccopt import Constraints
-from ccopt.exceptions import InvalidParameterError
+from ccopt.exceptions import InvalidDataError, InvalidParameterError
 from ccopt.experiments import read_results, run_experiment
 from ccopt.generators import cs_constraint_sets, nested_noisy_constraints
 from ccopt.plotting import plot_constraint_scores, plot_k_sweep, project_2d
@@ -139,3 +139,16 @@ def test_constraint_score_colours_span_the_finite_scores_when_some_are_nan():
     assert coloured
     for collection in coloured:
         assert (collection.norm.vmin, collection.norm.vmax) == (np.nanmin(scores), 0.0)
+
+
+# --------------------------------------------------------------------------- datasets
+def test_hand_built_dataset_refuses_constraint_sets_that_do_not_fit_its_data():
+    from ccopt.datasets import Dataset
+
+    X = np.zeros((4, 2))
+    with pytest.raises(InvalidDataError, match="names object 7"):
+        Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": Constraints.from_pairs(ml=[(0, 7)])})
+    with pytest.raises(InvalidDataError, match="is a list, not Constraints"):
+        Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": [(0, 1)]})
+    ok = Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": Constraints.from_pairs(ml=[(0, 3)])})
+    assert len(ok.constraint_sets["p"]) == 1
