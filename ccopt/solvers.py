@@ -89,6 +89,7 @@ __all__ = [
     "SolverOptions",
     "available_solvers",
     "check_solver",
+    "check_solver_options",
     "solve",
 ]
 
@@ -280,6 +281,18 @@ def _check_highs_options(extra: dict) -> None:
                 f"HiGHS rejects the option {key!r} = {value!r}: unknown name, or a value of the wrong "
                 "type or range. See https://ergo-code.github.io/HiGHS/stable/options/definitions/."
             )
+
+
+def check_solver_options(solver: str, options: dict | None) -> None:
+    """Raise :class:`InvalidParameterError` if ``solver``, a HiGHS route, would refuse one of
+    ``options`` (other solvers are not asked: their interfaces give no such check).
+
+    For callers that may finish without building a solver (BH-kmeans solves small programs
+    by enumeration), so that a misspelt option is reported whatever the instance.
+    """
+    name = _resolve_name(solver)
+    if options and (name in _HIGHS_NAMES or name == MATRIX_SOLVER):
+        _check_highs_options(dict(options))
 
 
 def _lp_time_limit(h, time_limit: float | None, is_mip: bool) -> float | None:

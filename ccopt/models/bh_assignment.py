@@ -164,6 +164,7 @@ from ccopt.solvers import (
     MATRIX_SOLVER,
     SolveResult,
     SolverOptions,
+    check_solver_options,
 )
 from ccopt.status import Status
 
@@ -756,6 +757,7 @@ class BHAssignmentProgram:
         self._penalty = check_nonnegative(penalty, "penalty")
         self._options = SolverOptions(mip_gap=mip_gap, threads=threads, tee=tee,
                                       extra=dict(solver_options or {}))
+        check_solver_options(solver, self._options.extra)
         self._solver_name = solver
         k = self.plan.n_clusters
         n_free = self.plan.free_units.size

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ccopt import Constraints
 from ccopt.cluster import BHKMeans
-from ccopt.exceptions import SolverError
+from ccopt.exceptions import InvalidParameterError, SolverError
 from ccopt.generators import make_gaussian_clusters
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.status import Status
@@ -151,3 +151,11 @@ def test_a_solver_failure_after_the_first_step_is_raised_not_reported_as_a_time_
     monkeypatch.setattr(BHAssignmentProgram, "solve", failing)
     with pytest.raises(SolverError, match="crashed"):
         BHKMeans(3, random_state=0, time_limit=600.0).fit(X, constraints=cons)
+
+
+def test_a_misspelt_highs_option_is_refused_even_when_no_solver_is_needed():
+    # This instance is solved by enumeration (no HiGHS model is built), which let the
+    # misspelt option pass unnoticed; it would have been dropped on a larger one.
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    with pytest.raises(InvalidParameterError, match="time_limt"):
+        BHKMeans(2, solver_options={"time_limt": 5}, random_state=0).fit(X, ml=[(0, 1)])
