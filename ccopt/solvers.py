@@ -126,6 +126,15 @@ _INSTALL_HINTS = {
     "gurobi_persistent": "pip install gurobipy, plus a Gurobi licence",
     "cplex": "pip install cplex (or the CPLEX Studio binary), plus a licence",
     "cplex_direct": "pip install cplex, plus a licence",
+    "cplex_persistent": "pip install cplex, plus a licence",
+    "appsi_gurobi": "pip install gurobipy, plus a Gurobi licence",
+    "appsi_cplex": "pip install cplex, plus a licence",
+    "xpress": "pip install xpress, plus a FICO Xpress licence",
+    "xpress_direct": "pip install xpress, plus a FICO Xpress licence",
+    "xpress_persistent": "pip install xpress, plus a FICO Xpress licence",
+    "mosek": "pip install mosek, plus a MOSEK licence",
+    "mosek_direct": "pip install mosek, plus a MOSEK licence",
+    "mosek_persistent": "pip install mosek, plus a MOSEK licence",
     "ipopt": "conda install -c conda-forge ipopt",
 }
 # Option names per classic solver: (time limit, relative MIP gap, threads).

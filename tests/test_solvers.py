@@ -103,7 +103,9 @@ def test_unknown_solver_is_named_with_alternatives():
         check_solver("")
 
 
-@pytest.mark.parametrize(("name", "package"), [("gurobi", "gurobipy"), ("cplex", "cplex")])
+@pytest.mark.parametrize(("name", "package"), [("gurobi", "gurobipy"), ("cplex", "cplex"),
+                                             ("appsi_gurobi", "gurobipy"), ("cplex_persistent", "cplex"),
+                                             ("xpress", "xpress"), ("mosek_direct", "mosek")])
 def test_missing_solver_says_what_to_install(name, package):
     if name in available_solvers((name,)):
         pytest.skip(f"{name} is installed here")
