@@ -504,7 +504,8 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         Root of the task seeds. On resume, ``None`` reuses the root recorded in the JSON file.
     on_error : {"raise", "record"}, default="raise"
         "raise": a failing task stops the run (finished rows stay saved). "record": the
-        error message is saved in the ``error`` column and the run goes on.
+        error message is saved in the ``error`` column and the run goes on; a task whose
+        result is not a dict of JSON values counts as failing.
     progress : bool or "always", default=True
         Progress bar over the tasks (on a terminal only unless "always").
     name : str, optional
@@ -605,7 +606,13 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
                             desc=meta["name"])
     try:
         for i, (result, seconds, error) in zip(todo, results, strict=False):
-            record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
+            try:
+                record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
+            except InvalidParameterError as exc:  # the task returned something unusable
+                if on_error == "raise":
+                    raise
+                error = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+                record = _result_record(configs[i], keys[i], seeds[i], None, seconds, error)
             n_failed += error is not None
             fresh[keys[i]] = record
             if log is not None:

@@ -98,6 +98,23 @@ def test_non_finite_task_results_are_kept_not_refused(tmp_path):
         assert row["bounds"][0] == 1.0 and row["bounds"][1] == -np.inf
 
 
+def _unusable_result_task(config: dict):
+    return [1, 2] if config["x"] == 1 else {"value": config["x"]}
+
+
+def test_an_unusable_task_result_is_a_recorded_failure_with_on_error_record(tmp_path):
+    out = tmp_path / "unusable.csv"
+    result = run_experiment([{"x": 0}, {"x": 1}, {"x": 2}], _unusable_result_task, out,
+                            progress=False, on_error="record")
+    assert result.n_failed == 1
+    rows = {r["x"]: r for r in read_results(out)}
+    assert sorted(rows) == [0, 1, 2]
+    assert rows[1]["error"].startswith("InvalidParameterError: The task function must return a dict")
+    assert rows[0]["value"] == 0 and rows[2]["value"] == 2
+    with pytest.raises(InvalidParameterError, match="must return a dict"):
+        run_experiment([{"x": 1}], _unusable_result_task, tmp_path / "raise.csv", progress=False)
+
+
 # --------------------------------------------------------------------------- plotting
 # numpy warns about the all-NaN columns (the mean of failed runs is undefined); that is fine.
 _NAN_WARNINGS = (pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning"),
