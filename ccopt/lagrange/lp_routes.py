@@ -93,10 +93,10 @@ class KMedoidsModelOracle:
             raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
         if self.integer:
             # Only the dual bound is proven: "optimal" means within the solver's relative MIP
-            # gap (HiGHS: 1e-4), so the incumbent can lie above the minimum of (10).
+            # gap (HiGHS: 1e-4), so the incumbent can lie above the minimum of (10). A solver
+            # that reports no bound gets the incumbent as one from ccopt.solvers only when no
+            # gap was allowed; otherwise there is no bound.
             value = result.bound
-            if value is None and result.status is Status.OPTIMAL:
-                value = result.objective
             is_bound = value is not None
             value = float(value) if value is not None else -math.inf
         else:
