@@ -38,10 +38,14 @@ def read_values(params: Sequence) -> np.ndarray:
     Raises
     ------
     ValueError
-        A Param has no value (Pyomo's own message, naming the Param).
+        A Param has no value, or was set to None (Pyomo's own message, naming the Param).
     """
     try:
-        return np.fromiter((param._value for param in params), dtype=np.float64, count=len(params))
+        values = np.fromiter((param._value for param in params), dtype=np.float64, count=len(params))
     except (TypeError, ValueError):
-        # A Param without a value (or a non-numeric one): let Pyomo say which.
-        return np.fromiter((pyo.value(param) for param in params), dtype=np.float64, count=len(params))
+        values = None
+    # A Param without a value (or a non-numeric one; one set to None reads as NaN above):
+    # let Pyomo say which.
+    if values is None or np.isnan(values).any():
+        values = np.fromiter((pyo.value(param) for param in params), dtype=np.float64, count=len(params))
+    return values

@@ -7,8 +7,10 @@ removing what numpy removes in milliseconds: on Letter's core program 1.0-1.5 s 
 against 0.1 s of search per step. :func:`reduce_fixed` does the first, exact part of that
 presolve on the matrix:
 
-* a column with ``lower == upper`` becomes a constant: its cost moves into the offset and
-  its activity into the row bounds;
+* a column with ``lower == upper`` at a finite integral value becomes a constant: its cost
+  moves into the offset and its activity into the row bounds (a column fixed at a fractional
+  value stays, since it may be an integer column that makes the program infeasible, which
+  only HiGHS, knowing the integrality, can say);
 * a row that the bounds of its remaining columns already satisfy (its smallest and largest
   activity lie within its bounds) is dropped.
 
@@ -52,6 +54,10 @@ def reduce_fixed(A: sp.csc_array, cost: np.ndarray, offset: float, row_lower: np
     """Drop the fixed columns of ``min c x + offset, row_lower <= A x <= row_upper`` and the
     rows that become redundant.
 
+    A column counts as fixed when ``col_lower == col_upper`` at a finite integral value: an
+    integer column fixed at a fractional value makes the program infeasible, and dropping it
+    would hide that (the integrality is not known here), so such columns are kept.
+
     Parameters
     ----------
     A : scipy.sparse.csc_array, shape (n_rows, n_cols)
@@ -64,7 +70,7 @@ def reduce_fixed(A: sp.csc_array, cost: np.ndarray, offset: float, row_lower: np
     -------
     Reduction
     """
-    fixed = col_lower == col_upper
+    fixed = (col_lower == col_upper) & np.isfinite(col_lower) & (col_lower == np.round(col_lower))
     keep_cols = ~fixed
     fixed_values = np.where(fixed, col_lower, 0.0)
     shift = A @ fixed_values

@@ -470,6 +470,8 @@ def _require(result: SolveResult, require_solution: bool) -> SolveResult:
     if require_solution and not result.has_solution:
         hint = {Status.TIME_LIMIT: " Raise the time limit.",
                 Status.INFEASIBLE: " The model is infeasible."}.get(result.status, "")
+        if result.termination == "kUnbounded":
+            hint = " The model is unbounded."
         raise SolverError(
             f"Solver {result.solver!r} returned no solution (termination: {result.termination}, "
             f"status: {result.status}).{hint}"
@@ -731,9 +733,14 @@ class HighsMatrixSolver:
             return _require(self._empty_result(start, timing), require_solution)
         status = _HIGHS_STATUS.get(termination, Status.ERROR)
         info = h.getInfo()
-        has_solution = int(info.primal_solution_status) == _HIGHS_PRIMAL_FEASIBLE
+        # An unbounded program has feasible points but no optimum: none of them is an answer.
+        has_solution = (int(info.primal_solution_status) == _HIGHS_PRIMAL_FEASIBLE
+                        and termination != "kUnbounded")
         objective = float(info.objective_function_value) if has_solution else None
-        if self.is_mip:
+        # A MIP whose integer columns the reduction all fixed reaches HiGHS as an LP, whose
+        # mip_dual_bound means nothing.
+        solved_mip = self.is_mip and (reduction is None or bool(self._integer[reduction.keep_cols].any()))
+        if solved_mip:
             bound = _finite(info.mip_dual_bound)
         else:
             bound = objective if status is Status.OPTIMAL else None
