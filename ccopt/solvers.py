@@ -741,7 +741,8 @@ class HighsMatrixSolver:
         # mip_dual_bound means nothing.
         solved_mip = self.is_mip and (reduction is None or bool(self._integer[reduction.keep_cols].any()))
         if solved_mip:
-            bound = _finite(info.mip_dual_bound)
+            # An infeasible MIP has no bound to report (HiGHS leaves a stale value there).
+            bound = None if status is Status.INFEASIBLE else _finite(info.mip_dual_bound)
         else:
             bound = objective if status is Status.OPTIMAL else None
         if has_solution and status is Status.ERROR:

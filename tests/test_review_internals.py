@@ -222,3 +222,11 @@ def test_unbounded_lp_is_a_clear_error_when_a_solution_is_required():
                                [0.0, 0.0], [np.inf, 1.0])
     with pytest.raises(SolverError, match="unbounded"):
         solver.solve()
+
+
+def test_an_infeasible_mip_reports_no_bound():
+    # x0 + x1 = 1.5 with both integer in [0, 1]: infeasible.
+    solver = HighsMatrixSolver([1.0, 1.0], np.array([[1.0, 1.0]]), [1.5], [1.5], [0.0, 0.0],
+                               [1.0, 1.0], integrality=[True, True])
+    result = solver.solve(require_solution=False)
+    assert result.status is Status.INFEASIBLE and result.bound is None and result.objective is None
