@@ -103,7 +103,9 @@ def report(rows: list[dict], datasets, methods) -> str:
     header = ["data set", "p", "draws", "paper F1", "naive F1 (TARGETS)", "target"]
     header += [f"{m} F1" for m in methods] + [f"{m} F1, published set" for m in on_published]
     header += ["paper pess. / opt."] + [f"{m} s" for m in routes]
-    header += ["paper gap %"] + [f"{m} gap %" for m in routes] + ["met by"]
+    # TARGETS.md: met when F1 >= max(paper, naive), both measured on the published set; the
+    # mean over the draws is compared with the same target, so each verdict names its F1.
+    header += ["paper gap %"] + [f"{m} gap %" for m in routes] + ["met by (mean F1)", "met by (published set)"]
     table, targets = [], []
     means = {m: [] for m in methods + [f"{m}@published" for m in on_published]}
     for name in datasets:
@@ -126,10 +128,12 @@ def report(rows: list[dict], datasets, methods) -> str:
             for m in on_published:
                 means[f"{m}@published"].append(published[m])
             met = [m for m in routes if f1[m] >= target - 1e-9]
+            met_published = [m for m in routes if published[m] >= target - 1e-9]
             table.append([name, set_name, len({r["draw"] for r in sel}), paper, naive, target]
                          + [f1[m] for m in methods] + [published[m] for m in on_published]
                          + [f"{pess:.3f} / {opt:.3f}"] + [secs[m] for m in routes] + [paper_gap]
-                         + [100 * _mean(gaps[m]) for m in routes] + [", ".join(met) or "-"])
+                         + [100 * _mean(gaps[m]) for m in routes] + [", ".join(met) or "-"]
+                         + [", ".join(met_published) or "-"])
     if table:
         paper_mean, naive_mean, target_mean = (float(np.mean(col)) for col in zip(*targets, strict=True))
         mean_row = ["**mean**", "", "", paper_mean, naive_mean, target_mean]
