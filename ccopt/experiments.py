@@ -407,6 +407,11 @@ class ExperimentResult:
         return [r for r in self.records if all(r.get(k) == v for k, v in settings.items())]
 
 
+def _error_text(exc: Exception) -> str:
+    """A task's error as one line of the ``error`` column."""
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")
+
+
 def _call_task(payload: tuple) -> tuple:
     """Run one task in a worker: (results or None, seconds, error message or None)."""
     function, config, on_error = payload
@@ -416,8 +421,7 @@ def _call_task(payload: tuple) -> tuple:
     except Exception as exc:  # recorded or re-raised below, per on_error
         if on_error == "raise":
             raise
-        message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-        return None, time.perf_counter() - start, message
+        return None, time.perf_counter() - start, _error_text(exc)
     return result, time.perf_counter() - start, None
 
 
@@ -611,7 +615,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             except InvalidParameterError as exc:  # the task returned something unusable
                 if on_error == "raise":
                     raise
-                error = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+                error = _error_text(exc)
                 record = _result_record(configs[i], keys[i], seeds[i], None, seconds, error)
             n_failed += error is not None
             fresh[keys[i]] = record

@@ -181,12 +181,13 @@ def _check_fractions(fractions, name: str) -> list[float]:
 def _set_keys(fractions: list[float], prefix: str, suffix: str = "") -> list[str]:
     """Names ``prefix + round(100 f) + suffix``; two fractions with one name would lose a set."""
     keys = [f"{prefix}{round(100 * f)}{suffix}" for f in fractions]
-    for a in range(len(keys)):
-        for b in range(a + 1, len(keys)):
-            if keys[a] == keys[b]:
-                raise InvalidParameterError(
-                    f"fractions {fractions[a]} and {fractions[b]} would both be named {keys[a]!r} "
-                    "(sets are named by round(100 f)); use fractions that differ in percent.")
+    named: dict[str, float] = {}
+    for f, key in zip(fractions, keys, strict=True):
+        if key in named:
+            raise InvalidParameterError(
+                f"fractions {named[key]} and {f} would both be named {key!r} "
+                "(sets are named by round(100 f)); use fractions that differ in percent.")
+        named[key] = f
     return keys
 
 

@@ -1149,8 +1149,7 @@ class PersistentSolver:
         self.name = _resolve_name(solver)
         self.options = options or SolverOptions()
         self._opt = _factory(self.name)
-        if self.name in _HIGHS_NAMES or self.name == MATRIX_SOLVER:
-            _check_highs_options(self.options.extra)
+        check_solver_options(self.name, self.options.extra)
         self._new_api = self.name in _NEW_API
         self._only_params_change = only_params_change
         self._n_solves = 0

@@ -51,7 +51,7 @@ from ccopt.cluster._kmeans import (
     _alternate,
     _check_init,
     _check_tol,
-    _cut_short,
+    _restarts,
     _weighted_cost,
     _within_scatter,
 )
@@ -168,39 +168,24 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
     graph = _CopGraph(closure, problem.constraints.cl_indices)
     runs = 1 if not isinstance(init, str) else n_init
 
-    best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
-    cut_short = None  # TIME_LIMIT or INTERRUPTED when the restarts stopped early
-    with progress_bar(runs, enabled=progress, desc="COP-kmeans restarts", unit="run") as bar:
-        try:
-            for _ in range(runs):
-                start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
-                order = rng.permutation(graph.m)
-                def assign(centers, _previous, order=order):
-                    return _greedy_pass(squared_distances(points, centers), graph, order)
+    def one_run():
+        start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+        order = rng.permutation(graph.m)
 
-                out = _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
-                                 deadline=deadline)
-                tried += 1
-                bar.update()
-                if isinstance(out, _DeadEnd):
-                    last_dead, n_dead = out, n_dead + 1
-                    logger.debug("COP-kmeans restart %d: dead end at super-instance %d", tried, out.super_index)
-                    cut_short = _cut_short(None, deadline)
-                else:
-                    cost = _weighted_cost(points, sizes, out.labels, out.centers) + within
-                    if cost < best_cost:
-                        best, best_cost = out, cost
-                    cut_short = _cut_short(out.status, deadline)
-                if cut_short is not None:
-                    break
-        except KeyboardInterrupt:
-            if best is None:  # nothing to return yet
-                raise
-            cut_short = Status.INTERRUPTED
+        def assign(centers, _previous):
+            return _greedy_pass(squared_distances(points, centers), graph, order)
+
+        return _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
+                          deadline=deadline)
+
+    with progress_bar(runs, enabled=progress, desc="COP-kmeans restarts", unit="run") as bar:
+        done = _restarts(runs, one_run,
+                         lambda run: _weighted_cost(points, sizes, run.labels, run.centers) + within,
+                         deadline, bar)
+    best, best_cost = done.best, done.cost
 
     if best is None:
-        timed_out = cut_short is Status.TIME_LIMIT and tried < runs
-        message = _dead_end_message(problem, closure, last_dead, tried, timed_out)
+        message = _dead_end_message(problem, closure, done.last_dead, done.tried, done.timed_out)
         report = check_feasibility(problem.constraints, k)
         report.raise_if_infeasible()
         if report.status == "feasible":
@@ -212,12 +197,12 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
                         "n_init, or LCC / PCKMeans.")
         raise ClusteringDeadEndError(message)
 
-    status = cut_short or best.status
+    status = done.status
     if status is Status.ITERATION_LIMIT:
         warnings.warn(f"COP-kmeans stopped after max_iter={max_iter} iterations before its labels "
                       "settled.", ConvergenceWarning, stacklevel=4)
     return FitOutcome(labels=closure.expand(best.labels), centers=best.centers, objective=best_cost,
-                      n_iter=best.n_iter, status=status, extra={"n_dead_ends": n_dead})
+                      n_iter=best.n_iter, status=status, extra={"n_dead_ends": done.n_dead})
 
 
 def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline | None = None, *,

@@ -211,6 +211,60 @@ def _cut_short(run_status: Status | None, deadline: Deadline) -> Status | None:
     return None
 
 
+@dataclass
+class _Restarts:
+    """What a series of restarts left: the cheapest run, its cost, the dead ends, and why
+    the series ended early (``cut_short``: ``time_limit`` or ``interrupted``), if it did."""
+
+    runs: int
+    best: _LloydRun | None = None
+    cost: float = np.inf
+    tried: int = 0
+    n_dead: int = 0
+    last_dead: object = None
+    cut_short: Status | None = None
+
+    @property
+    def status(self) -> Status:
+        return self.cut_short or self.best.status
+
+    @property
+    def timed_out(self) -> bool:
+        """The time limit ended the series before every restart ran."""
+        return self.cut_short is Status.TIME_LIMIT and self.tried < self.runs
+
+
+def _restarts(runs: int, one_run, cost, deadline: Deadline, bar) -> _Restarts:
+    """Call ``one_run()`` up to ``runs`` times and keep the run of lowest ``cost(run)``.
+
+    ``one_run`` returns a :class:`_LloydRun` or a dead end (any other object, as
+    :func:`_alternate` does), which is counted. The series stops on the deadline, and on
+    Ctrl-C once some run exists (an interrupt before that propagates).
+    """
+    out = _Restarts(runs)
+    try:
+        for _ in range(runs):
+            run = one_run()
+            out.tried += 1
+            bar.update()
+            if isinstance(run, _LloydRun):
+                run_cost = cost(run)
+                if run_cost < out.cost:
+                    out.best, out.cost = run, run_cost
+                out.cut_short = _cut_short(run.status, deadline)
+            else:
+                out.n_dead, out.last_dead = out.n_dead + 1, run
+                logger.debug("restart %d: dead end", out.tried)
+                out.cut_short = _cut_short(None, deadline)
+            if out.cut_short is not None:
+                break
+    except KeyboardInterrupt:
+        if out.best is None:  # nothing to return yet
+            raise
+        out.cut_short = Status.INTERRUPTED
+    return out
+
+
 def _lloyd(points: np.ndarray, weights: np.ndarray, centers: np.ndarray, *, max_iter: int,
            tol_abs: float, deadline: Deadline) -> _LloydRun:
     """Weighted Lloyd iterations from ``centers`` (nearest-centre assignment)."""
@@ -331,26 +385,15 @@ class KMeans(ConstrainedClusterer):
         tol_abs = _absolute_tol(X, tol)
         runs = 1 if not isinstance(init, str) else n_init
 
-        best, best_cost = None, np.inf
-        cut_short = None  # TIME_LIMIT or INTERRUPTED when the restarts stopped early
+        def one_run():
+            start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+            return _lloyd(points, sizes, start, max_iter=max_iter, tol_abs=tol_abs, deadline=deadline)
+
         with progress_bar(runs, enabled=self.progress, desc="KMeans restarts", unit="run") as bar:
-            try:
-                for _ in range(runs):
-                    start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
-                    run = _lloyd(points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
-                                 deadline=deadline)
-                    cost = _weighted_cost(points, sizes, run.labels, run.centers) + within
-                    if cost < best_cost:
-                        best, best_cost = run, cost
-                    bar.update()
-                    cut_short = _cut_short(run.status, deadline)
-                    if cut_short is not None:
-                        break
-            except KeyboardInterrupt:
-                if best is None:  # nothing to return yet
-                    raise
-                cut_short = Status.INTERRUPTED
-        status = cut_short or best.status
+            done = _restarts(runs, one_run,
+                             lambda run: _weighted_cost(points, sizes, run.labels, run.centers) + within,
+                             deadline, bar)
+        best, best_cost, status = done.best, done.cost, done.status
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
                           "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)

@@ -62,7 +62,7 @@ from ccopt.cluster._kmeans import (
     _alternate,
     _check_init,
     _check_tol,
-    _cut_short,
+    _restarts,
 )
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
@@ -308,45 +308,30 @@ default="neighborhoods"
         model = _PCKModel(problem, weight)
         runs = 1 if not isinstance(init, str) else n_init
 
-        best, best_cost, last_dead, tried, n_dead = None, np.inf, None, 0, 0
-        cut_short = None  # TIME_LIMIT or INTERRUPTED when the runs stopped early
+        def one_run():
+            if isinstance(init, np.ndarray):
+                start = init
+            elif init == "k-means++":
+                start = kmeanspp(model.points, k, rng, model.sizes)
+            else:
+                start = _neighbourhood_centers(problem, rng)
+            order = rng.permutation(model.m)
+            return _alternate(partial(model.assign, order=order), model.points, model.sizes, start,
+                              max_iter=max_iter, tol_abs=tol_abs, deadline=deadline,
+                              record=model.objective)
+
         with progress_bar(runs, enabled=self.progress, desc="PCKmeans runs", unit="run") as bar:
-            try:
-                for _ in range(runs):
-                    if isinstance(init, np.ndarray):
-                        start = init
-                    elif init == "k-means++":
-                        start = kmeanspp(model.points, k, rng, model.sizes)
-                    else:
-                        start = _neighbourhood_centers(problem, rng)
-                    order = rng.permutation(model.m)
-                    out = _alternate(partial(model.assign, order=order), model.points, model.sizes,
-                                     start, max_iter=max_iter, tol_abs=tol_abs, deadline=deadline,
-                                     record=model.objective)
-                    tried += 1
-                    bar.update()
-                    if isinstance(out, _DeadEnd):
-                        last_dead, n_dead = out, n_dead + 1
-                        cut_short = _cut_short(None, deadline)
-                    else:
-                        cost = model.objective(out.labels, out.centers)
-                        if cost < best_cost:
-                            best, best_cost = out, cost
-                        cut_short = _cut_short(out.status, deadline)
-                    if cut_short is not None:
-                        break
-            except KeyboardInterrupt:
-                if best is None:  # nothing to return yet
-                    raise
-                cut_short = Status.INTERRUPTED
+            done = _restarts(runs, one_run, lambda run: model.objective(run.labels, run.centers),
+                             deadline, bar)
+        best, best_cost = done.best, done.cost
         if best is None:
             raise ClusteringDeadEndError(
-                _dead_end_message(problem, model.closure, last_dead, tried,
-                                  cut_short is Status.TIME_LIMIT and tried < runs, algorithm="PCKmeans")
+                _dead_end_message(problem, model.closure, done.last_dead, done.tried, done.timed_out,
+                                  algorithm="PCKmeans")
                 + " Only hard cannot-links can block an object; make some of them soft "
                 "(hard=False) or use more runs (n_init)."
             )
-        status = cut_short or best.status
+        status = done.status
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "
                           "settled.", ConvergenceWarning, stacklevel=3)

@@ -982,15 +982,14 @@ class BHAssignmentProgram:
         return best
 
     def _free_units_nearest(self, unit_labels: np.ndarray) -> np.ndarray:
-        """``unit_labels`` with every unit that no pairwise row mentions at its nearest
-        centre, when P admits that (clusters left non-empty, size bounds kept).
+        """``unit_labels`` with every free unit (no row mentions it; none when size bounds
+        are set) at its nearest centre, when P admits that (no cluster left empty).
 
         The local search pins those units, since their best cluster is the nearest; a start
         such as the previous assignment leaves them where the earlier centres put them.
         """
-        free = np.ones(self.plan.n_units, dtype=bool)
-        free[self.plan.constrained_units] = False
-        if not free.any():
+        free = self.plan.free_units
+        if not free.size:
             return unit_labels
         moved = unit_labels.copy()
         moved[free] = np.argmin(self._state[2][free], axis=1)
