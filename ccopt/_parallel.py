@@ -123,14 +123,19 @@ def _check_backend(backend) -> str | None:
     return backend
 
 
+def _numbered(function: Callable, position: int, task) -> tuple:
+    return position, function(task)
+
+
 def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int | None = 1,
                   backend: str | None = None, progress: bool | str = False,
-                  desc: str = "tasks") -> Iterator:
-    """Yield ``function(task)`` for every task, in task order, as the results arrive.
+                  desc: str = "tasks", ordered: bool = True) -> Iterator:
+    """Yield ``function(task)`` for every task as the results arrive.
 
-    Unlike :func:`parallel_map`, the caller sees each result as soon as it and all earlier
-    ones are done, so it can save results while later tasks still run. Closing the
-    generator (or an exception in the caller) stops the workers.
+    Unlike :func:`parallel_map`, the caller sees each result as soon as it is done (with
+    ``ordered=True``: as soon as it and all earlier ones are done), so it can save results
+    while later tasks still run. Closing the generator (or an exception in the caller) stops
+    the workers.
 
     Parameters
     ----------
@@ -148,11 +153,16 @@ def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int
         Progress bar (on a terminal only unless "always").
     desc : str, default="tasks"
         Label of the progress bar.
+    ordered : bool, default=True
+        True yields the results in the order of ``tasks``. False yields
+        ``(position, result)`` pairs in the order the tasks finish, so that a result that is
+        done is never held back behind a slower task (which may yet fail or be interrupted).
 
     Yields
     ------
     object
-        ``function(task)``, in the order of ``tasks``.
+        ``function(task)``, in the order of ``tasks``; ``(position, function(task))`` with
+        ``ordered=False``.
 
     Raises
     ------
@@ -167,15 +177,19 @@ def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int
     bar = progress_bar(len(tasks), enabled=progress, desc=desc, unit="task")
     try:
         if n_jobs == 1 and backend is None:
-            for task in tasks:
+            for position, task in enumerate(tasks):
                 result = function(task)
                 bar.update(1)
-                yield result
+                yield result if ordered else (position, result)
             return
         from joblib import Parallel, delayed, parallel_config
 
         with parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-            results = Parallel(return_as="generator")(delayed(function)(task) for task in tasks)
+            if ordered:
+                results = Parallel(return_as="generator")(delayed(function)(task) for task in tasks)
+            else:
+                results = Parallel(return_as="generator_unordered")(
+                    delayed(_numbered)(function, position, task) for position, task in enumerate(tasks))
             try:
                 for result in results:
                     bar.update(1)

@@ -4,7 +4,8 @@ An *experiment* is a list of task configurations (plain dicts of JSON values) an
 module-level *task function* that runs one configuration and returns a dict of results.
 :func:`run_experiment` runs the tasks through :func:`ccopt._parallel.parallel_imap`
 (joblib; a Dask cluster with ``backend="dask"``), gives every task a deterministic seed,
-and appends one CSV row per finished task (its configuration, its seed, its results), so
+and appends one CSV row per task as soon as it finishes (its configuration, its seed, its
+results; the file is put in task order when the run ends), so
 
 * the same ``random_state`` gives the same rows, whatever ``n_jobs`` is;
 * a run that was interrupted (Ctrl-C) or crashed resumes from its CSV without redoing the
@@ -334,6 +335,15 @@ class _CsvLog:
         with open(self.path, "a", newline="", encoding="utf-8") as handle:
             csv.writer(handle).writerow([cells.get(name, "") for name in self.header])
 
+    def sort(self, keys: Sequence[str]) -> None:
+        """Rewrite the rows in the order of ``keys`` (rows of other tasks last), if they are not."""
+        rank = {key: r for r, key in enumerate(keys)}
+        order = sorted(range(len(self.rows)), key=lambda r: rank.get(self.rows[r].get("task", ""), len(rank)))
+        if order != sorted(order):
+            self.rows = [self.rows[r] for r in order]
+            self.position = {row.get("task", ""): r for r, row in enumerate(self.rows)}
+            self._rewrite()
+
 
 # ============================================================================ runner
 @dataclass
@@ -606,10 +616,13 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     interrupted = False
     logger.info("experiment %s: %d tasks, %d already done, %d to run", meta["name"], len(configs),
                 n_skipped, len(todo))
+    # In the order they finish: a finished row is saved at once, not held back behind a slower
+    # task that may yet fail or be interrupted.
     results = parallel_imap(_call_task, payloads, n_jobs=n_jobs, backend=backend, progress=progress,
-                            desc=meta["name"])
+                            desc=meta["name"], ordered=False)
     try:
-        for i, (result, seconds, error) in zip(todo, results, strict=False):
+        for position, (result, seconds, error) in results:
+            i = todo[position]
             try:
                 record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
             except InvalidParameterError as exc:  # the task returned something unusable
@@ -633,6 +646,8 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
                        f"; saved in {path}, run again with resume=True to finish" if path else "")
     finally:
         results.close()
+        if log is not None:
+            log.sort(keys)
         if path is not None:
             meta.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                         n_done=n_skipped + len(fresh), interrupted=interrupted)

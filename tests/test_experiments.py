@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 
 import numpy as np
 import pytest
@@ -203,6 +204,44 @@ def test_errors_raise_by_default_and_are_recorded_and_retried_on_request(tmp_pat
     run_experiment([{"x": 0}, {"x": 1, "fail": True}, {"x": 2}], _noise_task, out, progress=False,
                    on_error="record")
     assert [c["x"] for c in CALLS] == [1]  # only the failed task runs again
+
+
+def _slow_first_task(config: dict) -> dict:
+    """Task 0 ends (as its config asks) only once the rows of tasks 1-3 are in the CSV."""
+    if config["x"] == 0:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(_rows(config["out"])) < 3:
+            time.sleep(0.01)
+        if config.get("fail"):
+            raise ValueError("asked to fail")
+        if config.get("interrupt"):
+            raise KeyboardInterrupt
+    return {"value": config["x"] * 10}
+
+
+@pytest.mark.parametrize("ending", ["fail", "interrupt"])
+def test_rows_finished_after_a_slow_task_survive_its_error_or_an_interrupt(tmp_path, ending):
+    """Two workers: tasks 1-3 finish while task 0 runs; its error or Ctrl-C must not lose them."""
+    out = tmp_path / "sweep.csv"
+    tasks = [{"x": 0, ending: True, "out": str(out)}, {"x": 1}, {"x": 2}, {"x": 3}]
+    if ending == "fail":
+        with pytest.raises(ValueError, match="asked to fail"):
+            run_experiment(tasks, _slow_first_task, out, n_jobs=2, backend="threading", progress=False)
+    else:
+        result = run_experiment(tasks, _slow_first_task, out, n_jobs=2, backend="threading",
+                                progress=False)
+        assert result.interrupted and [r["x"] for r in result.records] == [1, 2, 3]
+    assert sorted(row["x"] for row in _rows(out)) == ["1", "2", "3"]
+    assert json.loads((tmp_path / "sweep.json").read_text())["n_done"] == 3
+
+
+def test_rows_are_saved_in_task_order_whatever_order_they_finish_in(tmp_path):
+    out = tmp_path / "sweep.csv"
+    tasks = [{"x": 0, "fail": True, "out": str(out)}, {"x": 1}, {"x": 2}, {"x": 3}]
+    result = run_experiment(tasks, _slow_first_task, out, n_jobs=2, backend="threading", progress=False,
+                            on_error="record")
+    assert [r["x"] for r in result.records] == [0, 1, 2, 3]
+    assert [row["x"] for row in _rows(out)] == ["0", "1", "2", "3"]
 
 
 def test_each_finished_task_is_logged_with_its_count_and_settings(tmp_path, caplog):

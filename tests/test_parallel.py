@@ -58,6 +58,14 @@ def test_two_loky_workers_give_exactly_the_serial_results():
     assert parallel_map(_draw, seeds, n_jobs=2, backend="threading") == serial
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_unordered_imap_numbers_every_result_with_its_task(n_jobs):
+    seeds = task_seeds(5, 7)
+    pairs = list(parallel_imap(_draw, seeds, n_jobs=n_jobs, ordered=False))
+    assert sorted(position for position, _ in pairs) == list(range(7))
+    assert all(result == _draw(seeds[position]) for position, result in pairs)
+
+
 @pytest.mark.parametrize(("n_jobs", "backend", "match"), [
     (0, None, "n_jobs must be a positive number of workers or -1"),
     (1.5, None, "n_jobs must be a positive number"),
