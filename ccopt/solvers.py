@@ -605,18 +605,39 @@ class HighsMatrixSolver:
         self._solution = None
 
     def set_row_bounds(self, rows, lower, upper) -> None:
-        """Change the bounds of the rows at positions ``rows``."""
-        count, rows, lower, upper = self._positions_and_bounds(rows, lower, upper)
-        self._h.changeRowsBounds(count, rows, lower, upper)
+        """Change the bounds of the rows at positions ``rows``.
+
+        Raises
+        ------
+        InvalidDataError
+            A position outside ``[0, n_rows)`` or given twice, a NaN bound, a lower bound of
+            ``+inf`` or an upper bound of ``-inf``.
+        """
+        count, rows, lower, upper = self._positions_and_bounds(rows, lower, upper, self.n_rows, "row")
+        self._check_accepted(self._h.changeRowsBounds(count, rows, lower, upper), "row bounds")
         self._row_lower[rows], self._row_upper[rows] = lower, upper
         self._solution = None
 
     def set_col_bounds(self, cols, lower, upper) -> None:
-        """Change the bounds of the columns at positions ``cols``."""
-        count, cols, lower, upper = self._positions_and_bounds(cols, lower, upper)
-        self._h.changeColsBounds(count, cols, lower, upper)
+        """Change the bounds of the columns at positions ``cols``.
+
+        Raises
+        ------
+        InvalidDataError
+            A position outside ``[0, n_cols)`` or given twice, a NaN bound, a lower bound of
+            ``+inf`` or an upper bound of ``-inf``.
+        """
+        count, cols, lower, upper = self._positions_and_bounds(cols, lower, upper, self.n_cols, "column")
+        self._check_accepted(self._h.changeColsBounds(count, cols, lower, upper), "column bounds")
         self._col_lower[cols], self._col_upper[cols] = lower, upper
         self._solution = None
+
+    @staticmethod
+    def _check_accepted(status, what: str) -> None:
+        # The numpy copies of the bounds (read by the fixed-column reduction) must never
+        # disagree with the program HiGHS holds.
+        if status == _highspy().HighsStatus.kError:
+            raise SolverError(f"HiGHS refused the new {what}; the program is unchanged.")
 
     def col_bounds(self, cols) -> tuple[np.ndarray, np.ndarray]:
         """Copies of the lower and upper bounds of the columns at positions ``cols``."""
@@ -690,11 +711,21 @@ class HighsMatrixSolver:
                                  maximize=self._maximize, options=self.options,
                                  name=f"{self.name} (LP relaxation)")
 
-    def _positions_and_bounds(self, positions, lower, upper) -> tuple:
-        positions = np.asarray(positions, dtype=np.int32).reshape(-1)
+    def _positions_and_bounds(self, positions, lower, upper, size: int, kind: str) -> tuple:
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+        outside = np.flatnonzero((positions < 0) | (positions >= size))
+        if outside.size:
+            raise InvalidDataError(
+                f"{kind} position {int(positions[outside[0]])} is out of range: the program has {size} {kind}s."
+            )
+        if np.unique(positions).size != positions.size:
+            values, counts = np.unique(positions, return_counts=True)
+            raise InvalidDataError(f"{kind} position {int(values[counts > 1][0])} is given twice.")
         lower = self._vector(np.broadcast_to(lower, positions.shape), positions.shape[0], "lower")
         upper = self._vector(np.broadcast_to(upper, positions.shape), positions.shape[0], "upper")
-        return positions.shape[0], positions, lower, upper
+        if np.isposinf(lower).any() or np.isneginf(upper).any():
+            raise InvalidDataError(f"a {kind} lower bound of +inf or upper bound of -inf leaves no value.")
+        return positions.shape[0], positions.astype(np.int32), lower, upper
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
         """Solve the program as it is now.

@@ -20,7 +20,7 @@ from ccopt import solvers
 from ccopt._objective_image import ObjectiveImage
 from ccopt._params import read_values
 from ccopt._reduction import reduce_fixed
-from ccopt.exceptions import SolverError
+from ccopt.exceptions import InvalidDataError, SolverError
 from ccopt.solvers import HighsMatrixSolver, PersistentSolver
 from ccopt.status import Status
 
@@ -114,6 +114,42 @@ def test_unbounded_lp_is_not_reported_feasible():
                                [0.0, 0.0], [np.inf, 1.0])
     result = solver.solve(require_solution=False)
     assert result.status is not Status.FEASIBLE and result.objective is None
+
+
+# -- changing bounds in place ------------------------------------------------------------------
+
+def _two_column_mip():
+    # min x0 + x1, x0 + x1 >= 1, x binary: optimum 1.
+    return HighsMatrixSolver([1.0, 1.0], np.array([[1.0, 1.0]]), [1.0], [np.inf], [0.0, 0.0],
+                             [1.0, 1.0], integrality=[True, True])
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda s: s.set_col_bounds([2], 0.0, 1.0), "column position 2 is out of range: the program has 2"),
+    (lambda s: s.set_col_bounds([-1], 1.0, 1.0), "column position -1 is out of range"),
+    (lambda s: s.set_col_bounds([0, 0], [1.0, 0.0], [1.0, 0.0]), "column position 0 is given twice"),
+    (lambda s: s.set_col_bounds([0], np.inf, np.inf), "lower bound of \\+inf"),
+    (lambda s: s.set_row_bounds([1], 0.0, 1.0), "row position 1 is out of range: the program has 1 row"),
+    (lambda s: s.set_row_bounds([0], -np.inf, -np.inf), "upper bound of -inf"),
+])
+def test_bounds_highs_would_refuse_are_refused_and_leave_the_program_as_it_was(change, match):
+    """HiGHS refuses these changes; the numpy copies (read by the reduction) were changed anyway,
+    and a negative position silently changed the last column's copy."""
+    solver = _two_column_mip()
+    with pytest.raises(InvalidDataError, match=match):
+        change(solver)
+    assert solver.col_bounds([0, 1])[0].tolist() == [0.0, 0.0]
+    assert solver.col_bounds([0, 1])[1].tolist() == [1.0, 1.0]
+    assert solver.solve().objective == pytest.approx(1.0)
+
+
+def test_a_refused_change_raises_instead_of_desynchronising_the_copies():
+    solver = _two_column_mip()
+    error = solvers._highspy().HighsStatus.kError
+    with mock.patch.object(solver._h, "changeColsBounds", return_value=error), \
+            pytest.raises(SolverError, match="HiGHS refused the new column bounds"):
+        solver.set_col_bounds([0], 1.0, 1.0)
+    assert solver.col_bounds([0])[0].tolist() == [0.0]
 
 
 # -- Param reads -------------------------------------------------------------------------------
