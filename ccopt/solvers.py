@@ -151,6 +151,9 @@ _LEGACY_OPTION_NAMES = {
 }
 # glpsol takes --tmlim in whole seconds and rejects "0.2".
 _WHOLE_SECONDS = {"glpk"}
+# Solvers that report a run stopped at the MIP gap as merely feasible, with the options of
+# theirs that could have stopped it early otherwise.
+_GAP_STOP_REPORTED_FEASIBLE = {"glpk": {"tmlim", "memlim"}}
 # APPSI interfaces that hand the model over as an LP file: their writer drops a nonlinear
 # objective without a word (CBC then "solves" another model), so ccopt checks linearity first.
 _LP_FILE_APPSI = {"appsi_cbc"}
@@ -1351,6 +1354,12 @@ class PersistentSolver:
                 and time.perf_counter() - started >= time_limit):
             # GLPK reports a run stopped by --tmlim only as 'feasible' (an unproven incumbent).
             status = Status.TIME_LIMIT
+        elif (status is Status.FEASIBLE and self.name in _GAP_STOP_REPORTED_FEASIBLE
+              and self.options.mip_gap
+              and not _GAP_STOP_REPORTED_FEASIBLE[self.name] & set(self.options.extra)):
+            # glpsol also calls a run stopped at --mipgap 'feasible'. It did not run out of time
+            # (above) and had no other limit, so the gap stopped it: HiGHS and CBC say optimal.
+            status = Status.OPTIMAL
         if self.name.startswith("appsi_"):
             if has_solution:
                 self._opt.load_vars()

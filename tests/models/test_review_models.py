@@ -81,6 +81,21 @@ def test_appsi_cbc_gets_the_mip_gap_under_cbc_option_names(capfd):
     assert solve(small_knapsack()[0], "appsi_cbc").bound == pytest.approx(best)
 
 
+@pytest.mark.skipif("glpk" not in available_solvers(("glpk",)),
+                    reason="glpk is not installed (apt-get install glpk-utils)")
+def test_glpk_stopped_at_the_mip_gap_is_optimal_within_it_as_on_highs():
+    # glpsol calls a run stopped at --mipgap 'feasible', which ccopt reported while HiGHS and
+    # CBC report the same stop as optimal. Seed 0's optimum (172) is not reached at gap 0.3.
+    model, best = small_knapsack(12, 0)
+    result = solve(model, "glpk", mip_gap=0.3)
+    assert result.objective < best and result.objective >= (1 - 0.3) * best
+    assert result.status is Status.OPTIMAL and result.bound is None  # glpsol reports no bound
+    assert solve(model, "glpk", mip_gap=0.3, time_limit=60).status is Status.OPTIMAL
+    # With a limit of glpsol's own among the options, an early stop proves nothing.
+    assert solve(model, "glpk", mip_gap=0.3, options={"tmlim": 60}).status is Status.FEASIBLE
+    assert solve(model, "glpk").objective == pytest.approx(best)
+
+
 @needs_appsi_cbc
 def test_appsi_cbc_refuses_nonlinear_models_instead_of_solving_another_one():
     # Before: APPSI's LP writer dropped the fractional objective (6) and CBC returned
