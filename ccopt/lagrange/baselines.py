@@ -169,16 +169,20 @@ class BaselineResult:
     scores : ndarray of float, shape (n_given,)
         ``I^o = Z_uv - Z_B`` (optimistic) or ``I^p = Z_B - Z_uv`` (pessimistic); ``<= 0`` with
         exact solves; negative means predicted erroneous before normalisation. NaN where no
-        value of ``Z_uv`` was found.
+        value of ``Z_uv`` was found; ``-inf`` (pessimistic) where the constraint cannot hold
+        even alone, a cannot-link with ``k = 1`` or a must-link with ``k = n_samples``
+        (``Z_uv = +inf``; predicted erroneous).
     normalized_scores : ndarray of float, shape (n_given,)
-        Scores divided by the smallest score of their kind (Sec. 4.2); NaN where ``scores`` is.
+        Scores divided by the smallest score of their kind (Sec. 4.2); NaN where ``scores`` is,
+        1 where it is ``-inf``.
     tau : float
         Predicted erroneous iff ``normalized > tau``.
     predicted_erroneous : ndarray of bool, shape (n_given,)
     base_cost : float
         ``Z_B`` (``inf`` when no solution of the base program was found).
     costs : ndarray of float, shape (n_given,)
-        ``Z_uv`` of every constraint (NaN where no value was found).
+        ``Z_uv`` of every constraint (NaN where no value was found, ``inf`` where the
+        constraint cannot hold even alone).
     failed : ndarray of bool, shape (n_given,)
         The constraint's own re-solve gave no solution (dead end, infeasible, time limit,
         or not started before the overall limit). With ``reuse_solutions`` its score may
@@ -187,7 +191,7 @@ class BaselineResult:
         Number of failed re-solves (distinct constraints).
     n_resolves : int
         Number of re-solves run (the pessimistic approach skips the constraints the base
-        solution satisfies, see :func:`pessimistic_baseline`).
+        solution satisfies and those that cannot hold alone, see :func:`pessimistic_baseline`).
     base_labels : ndarray of int or None
         A solution of cost ``base_cost``.
     status : Status
@@ -228,7 +232,8 @@ class BaselineResult:
     def set_score(self) -> float:
         """Sum of the scores of the distinct constraints (the analogue of ``I(C)``, Sec. 4.4)."""
         unique = np.zeros(len(self.constraints))
-        unique[self.constraints.given_index] = np.nan_to_num(self.scores, nan=0.0)
+        # Not nan_to_num: it would turn the -inf of an impossible constraint into -1.8e308.
+        unique[self.constraints.given_index] = np.where(np.isnan(self.scores), 0.0, self.scores)
         return float(unique.sum())
 
     def summary(self) -> str:
@@ -965,6 +970,10 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
     the naive baseline (:func:`naive_baseline`) run on the optimal clustering. Its blind
     spot (Fig. 5): correct constraints that only make sense together each look costly alone.
 
+    A constraint that no ``k``-partition satisfies even alone (a cannot-link with
+    ``n_clusters=1``, a must-link with ``n_clusters=n_samples``) has ``Z_uv = +inf``, so its
+    score is ``-inf`` and it is predicted erroneous, without a re-solve.
+
     A constraint that the base solution satisfies has ``Z_uv = Z_B`` when the base solve is
     optimal (the base solution is feasible with the constraint), so it is not re-solved;
     with ``reuse_solutions=True`` this shortcut is taken for heuristic solves too. The whole set
@@ -1049,11 +1058,16 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
                 certificate=f"{solver}: integer program infeasible")
         logger.warning("optimistic baseline: the base program found no solution (%s)", base.message)
 
+    # A constraint that cannot hold on its own (a cannot-link with k = 1, a must-link with
+    # k = n) makes its pessimistic program infeasible: Z_uv = +inf is known without a solve,
+    # and I^p = -inf (the paper's rule I^p < 0: erroneous), not "no value found".
+    impossible = _impossible_alone(cons, problem.n_clusters, n) if not optimistic else np.zeros(p, dtype=bool)
+
     # Which constraints to re-solve, and the program of each.
     if not optimistic and base.labels is not None and (reuse or (mode == "exact" and base.status is Status.OPTIMAL)):
-        todo = np.flatnonzero(~cons.satisfied(base.labels))
+        todo = np.flatnonzero(~cons.satisfied(base.labels) & ~impossible)
     else:
-        todo = np.arange(p)
+        todo = np.flatnonzero(~impossible)
     warm = base.labels if reuse else None
     tasks = []
     for c in todo:
@@ -1065,12 +1079,20 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
             for run in runs]
 
     base_cost, costs, base_labels = _combine(approach, cons, base, todo, runs, reuse)
+    # Set after _combine: without reuse it gives every constraint it skipped Z_B, and with
+    # reuse a heuristic labelling with fewer than k clusters (duplicate points) may seem to
+    # satisfy an impossible must-link.
+    costs[impossible] = math.inf
     tolerance = _ZERO_TOL * max(1.0, abs(base_cost)) if math.isfinite(base_cost) else 0.0
     with np.errstate(invalid="ignore"):
         raw = costs - base_cost if optimistic else base_cost - costs
         scores = np.where(np.isfinite(raw), np.where(np.abs(raw) <= tolerance, 0.0, raw), np.nan)
-        normalized = normalize_scores(np.nan_to_num(scores, nan=0.0), cons.ml_mask)
+        scores[impossible] = -math.inf
+        normalized = normalize_scores(np.where(np.isfinite(scores), scores, 0.0), cons.ml_mask)
     normalized[np.isnan(scores)] = np.nan
+    # -inf / -inf: an impossible constraint is the most suspicious of its kind (and, being
+    # impossible because of its kind and k alone, so is every constraint of its kind).
+    normalized[impossible] = 1.0
     predicted = np.nan_to_num(normalized, nan=0.0) > tau
 
     failed = np.zeros(p, dtype=bool)
@@ -1099,7 +1121,7 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
         tau=tau,
         predicted_erroneous=cons.to_given(predicted),
         base_cost=float(base_cost),
-        costs=cons.to_given(np.where(np.isfinite(costs), costs, np.nan)),
+        costs=cons.to_given(np.where(np.isfinite(costs) | impossible, costs, np.nan)),
         failed=cons.to_given(failed),
         n_failed=n_failed,
         n_resolves=len(todo),
@@ -1111,6 +1133,19 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
         detection=detection_scores(truth, predicted) if truth is not None else None,
         erroneous=None if truth is None else cons.to_given(truth),
     )
+
+
+def _impossible_alone(cons: Constraints, k: int, n: int) -> np.ndarray:
+    """Constraints that no partition into ``k`` non-empty clusters satisfies even alone.
+
+    A cannot-link needs two clusters; a must-link leaves ``n - 1`` groups, too few for
+    ``k = n`` non-empty clusters.
+    """
+    if k == 1:
+        return cons.cl_mask.copy()
+    if k == n:
+        return cons.ml_mask.copy()
+    return np.zeros(len(cons), dtype=bool)
 
 
 def _combine(approach: str, cons: Constraints, base: _Solved, todo: np.ndarray, runs: list[_Solved],

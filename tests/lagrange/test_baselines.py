@@ -304,16 +304,28 @@ def test_one_or_two_workers_give_identical_results(baseline):
     assert one.base_cost == two.base_cost
 
 
-def test_a_failed_resolve_is_recorded_not_raised():
-    # k = n: every object alone, so the must-link alone is infeasible (3 groups for 4 clusters).
-    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+def test_a_failed_resolve_is_recorded_not_raised(monkeypatch):
+    from ccopt.lagrange import baselines
+
+    real = baselines._run_task
+
+    def must_link_resolve_fails(task):
+        # The must-link's own re-solve gives no solution (as a dead end or a time limit would).
+        if len(task.pairs) == 1 and task.kinds[0] == 1:
+            return baselines._Solved(None, math.inf, Status.INFEASIBLE, "forced failure", 0.0)
+        return real(task)
+
+    monkeypatch.setattr(baselines, "_run_task", must_link_resolve_fails)
+    # Two pairs of close points far apart: the optimum (k = 2) is {0, 1} {2, 3}, which violates
+    # the must-link (1, 2) (so it is re-solved, and fails) and satisfies the cannot-link (0, 3).
+    X = np.array([[0.0], [0.1], [10.0], [10.1]])
     for mode in ("exact", "heuristic"):
         # An optimal base (exact) or reuse_solutions lets the satisfied cannot-link skip its re-solve.
-        res = pessimistic_baseline(X, 4, ml=[(0, 1)], cl=[(2, 3)], solver_mode=mode, reuse_solutions=mode == "heuristic",
-                                   progress=False, random_state=0)
+        res = pessimistic_baseline(X, 2, ml=[(1, 2)], cl=[(0, 3)], solver_mode=mode,
+                                   reuse_solutions=mode == "heuristic", progress=False, random_state=0)
         assert res.n_failed == 1 and res.failed.tolist() == [True, False]
         assert math.isnan(res.scores[0]) and math.isnan(res.costs[0])
-        assert res.scores[1] == 0.0  # the unconstrained optimum already separates 2 and 3
+        assert res.scores[1] == 0.0  # the unconstrained optimum already separates 0 and 3
         assert res.predicted_erroneous.tolist() == [False, False]
         assert res.n_resolves == 1  # the satisfied cannot-link needed no re-solve
 
