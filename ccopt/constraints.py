@@ -319,7 +319,8 @@ class Constraints:
         if warn and duplicates:
             warnings.warn(
                 f"{m - first.size} duplicate constraint row(s) merged: {_listing(duplicates)}. "
-                "Scores and violations are still reported for every row you gave.",
+                "Scores are still reported for every row you gave; violation counts and "
+                "detection scores count the pair once.",
                 DuplicateConstraintWarning,
                 stacklevel=3,
             )

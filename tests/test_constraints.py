@@ -170,10 +170,13 @@ def test_pair_both_ml_and_cl_is_a_conflict(cl_pair):
 
 
 def test_duplicates_merged_with_warning_and_mapped_back():
-    with pytest.warns(DuplicateConstraintWarning, match=r"2 duplicate constraint row\(s\) merged: ml\[0\] = ml\[2\] = ml\[3\]"):
+    with pytest.warns(DuplicateConstraintWarning, match=r"2 duplicate constraint row\(s\) merged: ml\[0\] = ml\[2\] = ml\[3\]"
+                      r"\. Scores are still reported for every row you gave; violation counts .* count the pair once"):
         cons = Constraints.from_pairs(ml=[(0, 1), (2, 3), (1, 0), (0, 1)], cl=[(1, 2)],
                                       ml_weights=[1.0, 1.0, 3.0, 0.5], ml_hard=[False, False, False, True])
     assert cons.pairs.tolist() == [[0, 1], [2, 3], [1, 2]]
+    # As the warning says: a violated merged pair is counted once.
+    assert cons.violations(np.array([0, 1, 1, 1])).n_ml == 1
     assert cons.n_given == 5
     assert cons.given_index.tolist() == [0, 1, 0, 0, 2]
     # the merged row keeps the largest weight and is hard if any copy was
