@@ -57,10 +57,13 @@ Readings chosen where the paper is silent or garbled:
   (line 4).
 - **Initial multipliers** are not given in the paper: ``lambda_init`` (default 2). Since
   ``a - min(b, c) = (lambda - 1) swap_{i''}``, a pair whose ends sit at their nearest
-  centre (swap costs ``>= 0``) is left violated exactly when its multiplier is at most 1:
+  centre (swap costs ``> 0``) is left violated exactly when its multiplier is at most 1:
   with ``lambda_init = 1`` once (which pulls the second-nearest centre towards it, then
   ``lambda = 2``); with ``lambda_init = alpha^-m`` up to ``m + 1`` times; with
-  ``lambda_init > 1`` never. Ties keep the pair violated, as ``a <= b`` is tested first.
+  ``lambda_init > 1`` never. Ties keep the pair violated, as ``a <= b`` is tested first;
+  so a zero swap cost (an end as near ``c'`` as ``h``, e.g. two centres at one place) keeps
+  the pair violated whatever its multiplier, until the conflict set has moved ``c'``. If
+  every object sits at one point, the centres all coincide and no pair is ever separated.
   With ``lambda_init = 1`` every such pair is a tie on its first visit, so it is left
   violated by the tie rule rather than by its costs; the default 2 (the multiplier such a
   pair has after that first visit) lets the costs decide from the start, which suits an
@@ -77,7 +80,9 @@ Readings chosen where the paper is silent or garbled:
   on most Table 2 sets tried (e.g. Ionosphere n/2: 11.2 vs 5.8, Yeast n: 12.0 vs 9.0, mean
   of 6 runs), so the literal rule is kept.
 - **Initial labelling** (line 1, "random assignment"): uniform random clusters, with ``k``
-  random super-instances placed one per cluster so that no cluster starts empty.
+  random super-instances placed one per cluster so that no cluster starts empty; the
+  initial centres (line 3, printed ``sum X_i / sum w_i``) are the weighted means, (3.4)
+  with empty conflict sets.
 - An empty cluster (no member, no conflict entry) keeps its centre.
 - Cannot-links given twice between the same pair of must-link groups form one ``NL`` pair
   (``NL`` is a set) with one multiplier.
@@ -269,7 +274,9 @@ def _lcc_run(points, sizes, nl: _NL, c0, mu0, *, alpha, lambda_init, max_iter, p
     lam = [float(lambda_init)] * nl.pairs.shape[0]
     mu = mu0
     best_v = nl.n_constraints
-    best_o = float(sizes @ squared_distances(points, mu)[rows, c0])
+    # Summed exactly as each iteration's O is, so that an iteration reproducing the initial
+    # labelling ties with it instead of beating it by a rounding difference.
+    best_o = float((sizes[:, None] * squared_distances(points, mu))[rows, c0].sum())
     best_c, best_mu, best_iter = c0, mu, 0
     history = {"violations": [], "objective": [], "improved": [], "n_conflicts": []}
     status = Status.ITERATION_LIMIT
@@ -435,7 +442,8 @@ class LCC(ConstrainedClusterer):
                         c0[rng.permutation(n_super)[:k]] = np.arange(k)
                         mu0 = _weighted_means(points, sizes, c0, k, np.zeros((k, points.shape[1])))
                     else:
-                        mu0 = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
+                        # A copy: the initial centres can be returned as cluster_centers_.
+                        mu0 = init.copy() if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
                         c0 = np.argmin(squared_distances(points, mu0), axis=1)
                     run = _lcc_run(points, sizes, nl, c0, mu0, alpha=alpha, lambda_init=lambda_init,
                                    max_iter=max_iter, patience=patience, deadline=deadline, bar=bar)

@@ -35,6 +35,11 @@ ccopt passes constraints as pairs, so the sets are recovered from the pairs:
   previous labelling under the new centres. Components are independent given the centres, so
   the cost still never increases; only the optimality of the assignment step is lost.
 
+Greedy baseline: an ML set that meets a cannot-link set is placed once, as a whole, when its
+first object comes up in input order, and ranks the centres by that object's distances (the
+order of COP-kmeans, which step (2)'s "first data point encountered/processed" describes),
+not by the distances of the member named in the cannot-link set.
+
 Other readings: step 1 of Algorithm 1 picks an *object* uniformly and, if it lies in an ML
 set, uses that set's mass centre (the proof of Lemma 3 charges the ML set's mass centre);
 an ML set whose mass centre already is a centre gets probability zero (the printed rule would
@@ -704,8 +709,9 @@ class GreedyMLKMeans(_JiaBase):
     other cluster numbers: the greedy pass can swap the numbers of two clusters from one
     step to the next, as when each of two must-link sets has its first object nearer the
     other's mean). Nothing guarantees the cost decreases or the loop settles; ``max_iter``
-    bounds it. For general cannot-link pairs, an object avoids the clusters of all
-    already-placed cannot-link partners; a dead end raises
+    bounds it. An ML set in a cannot-link set is placed by its first object, at that
+    object's turn (module docstring). For general cannot-link pairs, an object avoids the
+    clusters of all already-placed cannot-link partners; a dead end raises
     :class:`~ccopt.exceptions.ClusteringDeadEndError` (it cannot happen for disjoint
     cannot-link sets of at most ``k`` objects).
 
