@@ -527,7 +527,9 @@ def _best_run(one_run, runs: int, max_iter: int, progress, name: str, deadline: 
     """Call ``one_run(bar)`` ``runs`` times and keep the lowest ``objective``.
 
     Stops early when a run ran out of time or was interrupted (the kept run then carries that
-    status) and warns when the kept run stopped on ``max_iter``. A run may return ``None``
+    status), also when Ctrl-C comes before a restart has a labelling of its own (it propagates
+    only when no earlier run has one), and warns when the kept run stopped on ``max_iter``.
+    A run may return ``None``
     (PCS: hard cannot-links blocked it); the next restart is tried unless ``deadline`` has
     expired, and ``None`` is returned when no run gave a clustering. Shared with
     :mod:`ccopt.cluster._pcs`.
@@ -535,7 +537,13 @@ def _best_run(one_run, runs: int, max_iter: int, progress, name: str, deadline: 
     best = None
     with progress_bar(runs * max_iter, enabled=progress, desc=name, unit="iter") as bar:
         for restart in range(runs):
-            run = one_run(bar)
+            try:
+                run = one_run(bar)
+            except KeyboardInterrupt:
+                if best is None:
+                    raise
+                best.status = Status.INTERRUPTED
+                break
             if run is None:
                 logger.debug("%s run %d: no clustering", name, restart)
                 if deadline is not None and deadline.expired():

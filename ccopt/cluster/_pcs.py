@@ -59,6 +59,9 @@ Readings chosen where the extracted text is ambiguous or garbled
 * "Until Y converges" compares consecutive passes of the refinement; the filter step's own
   fixed point is not compared with (it would end PCS after one pass, before any size term
   acted). The returned centroids are those the returned labels were assigned to.
+* Ctrl-C during the filter step (which keeps its labelling) ends the run after one
+  refinement pass from the filter's centroids, marked ``interrupted``; Ctrl-C in a later
+  restart returns the best earlier run, marked ``interrupted``.
 * The first PCS pass is always accepted (``J_last = +inf``, even if ``J`` is infinite); the
   result is the accepted state with the lowest ``J`` (the last labelling of Fig. 3 can be a
   rejected one).
@@ -129,19 +132,21 @@ def _check_sizes(sizes, n_samples: int, n_clusters: int, owner: str) -> np.ndarr
         raise InvalidParameterError(
             f"sizes must hold whole numbers of objects; sizes[{bad[0]}] = {arr[bad[0]].item()!r}."
         )
-    arr = arr.astype(np.int64)
-    bad = np.flatnonzero(arr <= 0)
-    if bad.size:
+    # Python integers: a cast to int64 (or an int64 sum) would wrap huge sizes round into
+    # negative numbers and report those instead of what was given.
+    values = [int(v) for v in arr.tolist()]
+    bad = [i for i, v in enumerate(values) if v <= 0]
+    if bad:
         raise InvalidParameterError(
             f"sizes must be positive (every cluster holds at least one object); "
-            f"sizes[{bad[0]}] = {arr[bad[0]]}."
+            f"sizes[{bad[0]}] = {values[bad[0]]}."
         )
-    if int(arr.sum()) != n_samples:
+    if sum(values) != n_samples:
         raise InvalidParameterError(
-            f"sizes add up to {int(arr.sum())}, but X has n_samples={n_samples}; the target sizes "
+            f"sizes add up to {sum(values)}, but X has n_samples={n_samples}; the target sizes "
             "must add up to the number of objects."
         )
-    return arr
+    return np.array(values, dtype=np.int64)
 
 
 def _align(counts: np.ndarray, sorted_targets: np.ndarray) -> np.ndarray:
@@ -284,9 +289,13 @@ class _Run:
 def _kmeans_s_run(X, centers, sorted_targets, *, alpha, beta, gamma, filter_refinement,
                   exact, max_iter, deadline, bar) -> _Run:
     """Fig. 2: optional k-means (filter), then assign / centroid rule (19) until labels settle."""
+    interrupted = False
     if filter_refinement:
-        centers = _lloyd(X, np.ones(X.shape[0]), centers, max_iter=max_iter, tol_abs=0.0,
-                         deadline=deadline).centers
+        filtered = _lloyd(X, np.ones(X.shape[0]), centers, max_iter=max_iter, tol_abs=0.0,
+                          deadline=deadline)
+        centers = filtered.centers
+        # The filter caught a Ctrl-C and kept its labelling: answer from its centroids at once.
+        interrupted = filtered.status is Status.INTERRUPTED
     rows = np.arange(X.shape[0])
     previous = state = None
     history: list = []
@@ -307,6 +316,9 @@ def _kmeans_s_run(X, centers, sorted_targets, *, alpha, beta, gamma, filter_refi
             objective = float(sq_dist[rows, labels].sum()) + terms.penalty(alpha, beta, gamma)
             state = (labels, centers, objective, terms)
             history.append(objective)
+            if interrupted:
+                status = Status.INTERRUPTED
+                break
             if previous is not None and np.array_equal(labels, previous):
                 status = Status.CONVERGED
                 break
@@ -336,12 +348,15 @@ def _pcs_run(X, model: _PCKModel, centers, sorted_targets, rng, *, alpha, beta, 
     component = model.closure.component
     n_constrained = model.m  # PCKmeans visits its constrained super-instances by local number
     last = None
+    interrupted = False
     if filter_refinement:
         out = _alternate(partial(model.assign, order=rng.permutation(n_constrained)), model.points,
                          model.sizes, centers, max_iter=max_iter, tol_abs=0.0, deadline=deadline)
         if isinstance(out, _DeadEnd):
             return out
         last, centers = out.labels, out.centers
+        # The filter caught a Ctrl-C and kept its labelling: one pass from it, then stop.
+        interrupted = out.status is Status.INTERRUPTED
     priority = rng.random(n_constrained)
     # ``last`` seeds PCKmeans's assignment with the current labels; ``previous`` is the last
     # refinement pass, for "until Y converges" (the filter's fixed point would stop at once).
@@ -351,7 +366,10 @@ def _pcs_run(X, model: _PCKModel, centers, sorted_targets, rng, *, alpha, beta, 
     n_iter = 0
     try:
         while n_iter < max_iter:
-            if n_iter > 0 and deadline.expired():  # at least one pass, so a run has an answer
+            if n_iter > 0 and interrupted:  # at least one pass, so a run has an answer
+                status = Status.INTERRUPTED
+                break
+            if n_iter > 0 and deadline.expired():
                 status = Status.TIME_LIMIT
                 break
             order = np.argsort(priority, kind="stable")
@@ -383,6 +401,8 @@ def _pcs_run(X, model: _PCKModel, centers, sorted_targets, rng, *, alpha, beta, 
             raise
         status = Status.INTERRUPTED
     if best is None:
+        if interrupted:  # the one pass was blocked: this run has no answer to give
+            raise KeyboardInterrupt
         return dead
     best.history, best.n_iter, best.status = history, n_iter, status
     return best
@@ -574,7 +594,9 @@ class PCS(_SizeConstrainedBase):
     PCKmeans rule (4), constrained objects in ascending order of priority; if ``J_PCS``
     dropped, the centroids move by (19) and the priorities are redrawn by (21) --
     ``r ~ U[0, 1)``, plus ``t`` for the objects the size terms would transfer (NO and FI
-    points, (23)) so that they are placed last; otherwise only the priorities are redrawn.
+    points, (23)) so that they tend to be placed later (last only if ``t >= 1``; the
+    paper's ``t = 0.8`` lets them mix with the others); otherwise only the priorities are
+    redrawn.
     With the filter-refinement scheme (PCS2 in the paper) PCKmeans runs first. See the
     module docstring for the readings chosen.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ccopt.cluster import LCC
+from ccopt.cluster import LCC, GreedyMLKMeans, MLKMeans
 
 
 def _lloyd_fixed_point(X, centers):
@@ -53,3 +53,28 @@ def test_lcc_first_iteration_from_a_fixed_point_is_not_an_improvement():
     est = LCC(2, init=start, max_iter=3).fit(X)
     assert est.best_iter_ == 0
     assert not est.history_["improved"].any()
+
+
+@pytest.mark.parametrize("estimator", [MLKMeans, GreedyMLKMeans])
+def test_jia_interrupt_before_a_later_restart_has_a_labelling_keeps_the_finished_run(monkeypatch, estimator):
+    """Ctrl-C at the start of restart 2 propagated out of fit and lost restart 1; restart 1 is
+    the n_init=1 fit (it draws first from the same stream), so that is the answer, interrupted."""
+    X = np.vstack([np.random.default_rng(1).normal(c, 0.5, (10, 2)) for c in ((0, 0), (4, 0), (0, 4))])
+    ml, cl = [(0, 1), (10, 11)], [(0, 10), (11, 20)]
+    alone = estimator(3, n_init=1, random_state=0, progress=False).fit(X, ml=ml, cl=cl)
+    real, calls = estimator._run, []
+
+    def interrupted_second_run(self, *args, **kwargs):
+        calls.append(None)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(estimator, "_run", interrupted_second_run)
+    try:
+        est = estimator(3, n_init=3, random_state=0, progress=False).fit(X, ml=ml, cl=cl)
+    except KeyboardInterrupt:  # would abort the whole test session
+        pytest.fail("the interrupt propagated although restart 1 had finished")
+    assert est.status_ == "interrupted" and len(calls) == 2
+    np.testing.assert_array_equal(est.labels_, alone.labels_)
+    assert est.objective_ == alone.objective_
