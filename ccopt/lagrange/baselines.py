@@ -55,8 +55,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccopt._parallel import parallel_map, task_seeds
-from ccopt._progress import progress_bar
+from ccopt._parallel import parallel_imap, task_seeds
 from ccopt._threads import one_thread
 from ccopt._timing import Deadline
 from ccopt._validation import (
@@ -345,25 +344,24 @@ def _resolve_mode(solver_mode: str, criterion: str, n_samples: int) -> str:
 
 
 def _fan_out(function, tasks: list, n_jobs: int, progress: bool, desc: str) -> tuple[list, bool]:
-    """``parallel_map`` in chunks, so that Ctrl-C keeps the finished tasks.
+    """``function`` over ``tasks`` in parallel, keeping every finished task on Ctrl-C.
 
-    Returns the results in task order, ``None`` for the tasks that did not run, and whether
-    the loop was interrupted.
+    Returns the results in task order, ``None`` for the tasks that did not finish, and
+    whether the loop was interrupted.
     """
-    from joblib import effective_n_jobs
-
     results: list = [None] * len(tasks)
-    chunk = 1 if n_jobs == 1 else 4 * effective_n_jobs(n_jobs)
-    with progress_bar(len(tasks), enabled=progress, desc=desc) as bar:
-        try:
-            for lo in range(0, len(tasks), chunk):
-                part = parallel_map(function, tasks[lo:lo + chunk], n_jobs=n_jobs)
-                results[lo:lo + len(part)] = part
-                bar.update(len(part))
-        except KeyboardInterrupt:
-            logger.warning("%s interrupted after %d of %d tasks; returning what finished",
-                           desc, sum(r is not None for r in results), len(tasks))
-            return results, True
+    # In the order they finish, so that no finished task waits behind a slower one when
+    # Ctrl-C comes (and no worker idles at the end of a batch).
+    done = parallel_imap(function, tasks, n_jobs=n_jobs, progress=progress, desc=desc, ordered=False)
+    try:
+        for position, result in done:
+            results[position] = result
+    except KeyboardInterrupt:
+        logger.warning("%s interrupted after %d of %d tasks; returning what finished",
+                       desc, sum(r is not None for r in results), len(tasks))
+        return results, True
+    finally:
+        done.close()
     return results, False
 
 

@@ -348,6 +348,29 @@ def test_an_interrupt_keeps_the_finished_resolves(monkeypatch):
     assert res.scores[0] == 0.0 and np.isnan(res.scores[1:]).all()
 
 
+def test_fan_out_keeps_tasks_finished_out_of_order_when_interrupted(monkeypatch):
+    from ccopt.lagrange import baselines
+
+    def finished_two_then_ctrl_c(function, tasks, **options):
+        assert options["ordered"] is False
+        yield 2, "third"
+        yield 0, "first"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(baselines, "parallel_imap", finished_two_then_ctrl_c)
+    results, interrupted = baselines._fan_out(abs, [1, 2, 3, 4], 2, False, "test")
+    assert interrupted and results == ["first", None, "third", None]
+
+
+def test_two_workers_give_the_serial_re_solves():
+    serial = pessimistic_baseline(FIG5_X, 2, ml=FIG5_ML, cl=FIG5_CL, solver_mode="exact", progress=False,
+                                  random_state=0)
+    parallel = pessimistic_baseline(FIG5_X, 2, ml=FIG5_ML, cl=FIG5_CL, solver_mode="exact", progress=False,
+                                    random_state=0, n_jobs=2)
+    np.testing.assert_array_equal(parallel.scores, serial.scores)
+    assert parallel.n_resolves == serial.n_resolves > 0
+
+
 def test_results_are_aligned_with_the_given_rows_including_duplicates():
     pairs = np.array([[0, 3], [4, 3], [0, 1], [3, 0]])  # row 3 repeats row 0
     kinds = np.array(["CL", "ML", "CL", "CL"])
