@@ -70,7 +70,10 @@ class Dataset:
     ------
     InvalidDataError
         ``X`` not a finite, non-empty 2-D numeric array, ``labels`` not one integer per row,
-        or not one feature name per column.
+        not one feature name per column, or a constraint set that is not a
+        :class:`~ccopt.constraints.Constraints`, names an object beyond ``X``'s rows or was
+        built for another ``n_samples``. A set built without ``n_samples`` is bound to
+        ``X``'s rows.
     """
 
     X: np.ndarray
@@ -96,6 +99,12 @@ class Dataset:
                     "0..k-1 and keep the originals in label_names.")
             if labels.shape[0] != X.shape[0]:
                 raise InvalidDataError(f"labels has {labels.shape[0]} entries, X has {X.shape[0]} rows.")
+            # astype wraps codes beyond int64 (1e20 and 2e20 would both become -2**63: two
+            # classes merged without a word), so those are refused.
+            if labels.size and (labels.max() >= 2**63 or labels.min() < -(2**63)):
+                raise InvalidDataError(
+                    "labels must fit in int64 (|code| < 2**63); code the classes 0..k-1 and keep the "
+                    "originals in label_names.")
             labels = labels.astype(np.int64)
             labels.setflags(write=False)
             object.__setattr__(self, "labels", labels)
@@ -103,6 +112,7 @@ class Dataset:
         if len(names) != X.shape[1]:
             raise InvalidDataError(f"feature_names has {len(names)} names, X has {X.shape[1]} columns.")
         object.__setattr__(self, "feature_names", names)
+        bound = {}
         for name, cons in self.constraint_sets.items():
             if not isinstance(cons, Constraints):
                 raise InvalidDataError(f"constraint set {name!r} is a {type(cons).__name__}, not Constraints.")
@@ -110,7 +120,14 @@ class Dataset:
                 raise InvalidDataError(
                     f"constraint set {name!r} names object {int(cons.pairs.max())}, but X has only "
                     f"{X.shape[0]} rows (indices 0..{X.shape[0] - 1}).")
-        object.__setattr__(self, "constraint_sets", MappingProxyType(dict(self.constraint_sets)))
+            if cons.n_samples is not None and cons.n_samples != X.shape[0]:
+                raise InvalidDataError(
+                    f"constraint set {name!r} was built for n_samples={cons.n_samples}, but X has "
+                    f"{X.shape[0]} rows; build it for this data or rebind it with with_n_samples.")
+            # Bound here so that, as documented, every set knows n_samples: an unbound set would
+            # let is_correct and the models accept labels of any length.
+            bound[name] = cons.with_n_samples(X.shape[0])
+        object.__setattr__(self, "constraint_sets", MappingProxyType(bound))
 
     @property
     def n_samples(self) -> int:
@@ -215,41 +232,90 @@ def load_digits() -> Dataset:
 
 
 # ----------------------------------------------------------------------------- CSV reader
-def _read_table(path: str, delimiter: str) -> tuple[list[str], list[list[str]], list[int]]:
-    """Header, data rows (as strings) and their 1-based line numbers; checks field counts.
+def _read_table(path: str, delimiter: str,
+                label_column: str | None = None) -> tuple[list[str], list[list[str]], list[int]]:
+    """Header, data rows (as strings) and the 1-based line on which each row starts; checks the header
+    and the field counts.
 
-    Blank lines are skipped. A row of empty fields (``,,``) is not blank: it is a data row
-    whose values are all missing and is reported as such, since skipping it would shift the
-    number of every later object (constraints refer to objects by data row). In a file with
-    one column a missing value must therefore be written ``NA``, ``NaN`` or ``?``.
+    Blank lines, also those holding only spaces or tabs, are skipped. A row of empty fields (``,,``)
+    is not blank: it is a data row whose values are all missing and is reported as such, since
+    skipping it would shift the number of every later object (constraints refer to objects by data
+    row). In a file with one column a missing value must therefore be written ``NA``, ``NaN`` or ``?``.
     """
     rows, lines = [], []
+    start = header_line = 1
     try:
         # utf-8-sig: a spreadsheet's byte-order mark must not glue onto the first column name
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle, delimiter=delimiter)
             header = None
             for fields in reader:
-                if not fields or (header is None and all(not f.strip() for f in fields)):
+                # A record with a quoted line break spans several lines; errors name its first one.
+                end = reader.line_num
+                blank = not fields or (len(fields) == 1 and not fields[0].strip())
+                if blank or (header is None and all(not f.strip() for f in fields)):
+                    start = end + 1
                     continue
                 if header is None:
-                    header = [h.strip() for h in fields]
-                    continue
-                if len(fields) != len(header):
+                    header, header_line = [h.strip() for h in fields], start
+                    _check_header(header, label_column, path, header_line)
+                elif len(fields) != len(header):
+                    span = ("" if end == start else
+                            f" (the row runs on to line {end}: is a closing quote missing?)")
                     raise DataFormatError(
-                        f"expected {len(header)} fields like the header, got {len(fields)}",
-                        path=path, line=reader.line_num)
-                rows.append(fields)
-                lines.append(reader.line_num)
+                        f"expected {len(header)} fields like the header, got {len(fields)}{span}",
+                        path=path, line=start)
+                else:
+                    rows.append(fields)
+                    lines.append(start)
+                start = end + 1
     except OSError as exc:
         raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"not a readable CSV file: {exc}", path=path) from None
+    except csv.Error as exc:
+        raise DataFormatError(f"not a readable CSV file: {exc}", path=path, line=start) from None
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"not a UTF-8 text file: {exc.reason} (byte 0x{exc.object[exc.start]:02x}); "
+                              "save it as UTF-8 (CSV UTF-8 in a spreadsheet)",
+                              path=path, line=_line_of_bad_byte(path)) from None
     if header is None:
         raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
     if not rows:
-        raise DataFormatError("the file has a header but no data rows", path=path, line=2)
+        raise DataFormatError("the file has a header but no data rows", path=path, line=header_line + 1)
     return header, rows, lines
+
+
+def _check_header(header: list[str], label_column: str | None, path: str, line: int) -> None:
+    """Every column needs a name of its own.
+
+    An unnamed first column is what ``pandas.DataFrame.to_csv`` writes for the row index (and R's
+    ``write.csv`` for row names): read as a feature it would silently join every distance. A name
+    given twice makes columns impossible to tell apart (``--predict`` matches columns by name).
+    """
+    unnamed = [c + 1 for c, h in enumerate(header) if not h]
+    if unnamed:
+        hint = (" (a row index written by pandas? save with index=False)" if unnamed == [1] else "")
+        raise DataFormatError(f"column(s) {unnamed} of the header have no name{hint}; name every column",
+                              path=path, line=line)
+    if label_column is not None and header.count(label_column) > 1:
+        raise DataFormatError(f"the header names the label column {label_column!r} more than once",
+                              path=path, line=line)
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        raise DataFormatError(f"the header names column(s) {twice} more than once; column names must differ",
+                              path=path, line=line)
+
+
+def _line_of_bad_byte(path: str) -> int | None:
+    """1-based line of the first byte that is not UTF-8 (the text reader decodes in blocks, so its
+    own line count is no guide)."""
+    try:
+        raw = Path(path).read_bytes()
+        raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return raw.count(b"\n", 0, exc.start) + 1
+    except OSError:
+        return None
+    return None  # pragma: no cover - the text reader and bytes.decode disagree
 
 
 def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str) -> np.ndarray:
@@ -329,9 +395,11 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     Raises
     ------
     DataFormatError
-        Unreadable or empty file, a header without data rows, a row with the wrong number
-        of fields, a non-numeric feature value, a missing or repeated label column, an empty
-        label value (the message names the file and the line).
+        Unreadable, non-UTF-8 or empty file, a header without data rows, a column without a
+        name (such as the row index pandas writes by default) or a name given twice, a row
+        with the wrong number of fields (an unclosed quote shows as one), a non-numeric
+        feature value, a missing label column, an empty label value (the message names the
+        file and the line).
     InvalidDataError
         A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
         names the data row, the line and the column).
@@ -347,7 +415,7 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     path = _check_path(path, "path")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
-    header, rows, lines = _read_table(path, delimiter)
+    header, rows, lines = _read_table(path, delimiter, label_column)
     if _looks_like_data(header):
         warnings.warn(
             f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
@@ -359,9 +427,6 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     if label_column is not None:
         if label_column not in header:
             raise DataFormatError(f"no label column {label_column!r} in header {header}", path=path, line=1)
-        if header.count(label_column) > 1:
-            raise DataFormatError(f"the header names the label column {label_column!r} more than once",
-                                  path=path, line=1)
         at = header.index(label_column)
         labels, label_names = _encode_labels(cells[:, at], path, lines, label_column)
         keep = [c for c in range(len(header)) if c != at]
