@@ -52,7 +52,8 @@ class SubgradientConfig:
     gap_tol : float, default=1e-4
         Stop when ``(UB - LB) / |UB|`` falls to this (1e-4 is 0.01 %). A heuristic oracle's
         value above the best feasible value is not kept as a lower bound (weak duality
-        excludes it), so such a run does not stop as ``optimal`` at a negative gap.
+        excludes it), so such a run does not stop as ``optimal`` at a negative gap; a value
+        within a relative 1e-9 of it (summation rounding) counts as equal to it.
     stagnation_iter : int or None, default=300
         Stop when the best lower bound has not improved by more than ``stagnation_tol``
         (relative) for this many iterations. None disables the test.
@@ -196,20 +197,32 @@ class _Run:
         self.lower_is_bound = True
 
     # -- bounds, updated in one place
+    def _rounding(self) -> float:
+        """How far a value may lie above the incumbent and still equal it.
+
+        The oracles and the upper-bounding step sum the same objective in different orders,
+        so a heuristic value at the incumbent itself (zero multipliers on an optimum) comes
+        out an ulp or two above it.
+        """
+        return 1e-9 * max(1.0, abs(self.ub))
+
     def record_lower(self, solution: OracleSolution, iteration: int) -> bool:
         self.lower_is_bound = self.lower_is_bound and solution.is_bound
-        if not solution.is_bound and solution.value > self.ub:
-            # Weak duality puts the Lagrangian minimum at or below every feasible value, so a
-            # heuristic value above the incumbent only shows that the oracle missed the
-            # minimum; kept as the best, it would end the run as "optimal" at a negative gap
-            # with the multipliers of that iteration (all zero at the first).
-            return False
-        improved = solution.value > self.best_lb
+        value = solution.value
+        if not solution.is_bound:
+            if value > self.ub + self._rounding():
+                # Weak duality puts the Lagrangian minimum at or below every feasible value, so
+                # a heuristic value above the incumbent only shows that the oracle missed the
+                # minimum; kept as the best, it would end the run as "optimal" at a negative
+                # gap with the multipliers of that iteration (all zero at the first).
+                return False
+            value = min(value, self.ub)
+        improved = value > self.best_lb
         if improved:
             scale = max(1.0, abs(self.best_lb)) if math.isfinite(self.best_lb) else 1.0
-            if solution.value - self.best_lb > self.config.stagnation_tol * scale:
+            if value - self.best_lb > self.config.stagnation_tol * scale:
                 self.last_improvement = iteration
-            self.best_lb = solution.value
+            self.best_lb = value
             self.best_mult = self.mult.copy()
             self.best_lb_labels = solution.labels
         return improved
@@ -223,8 +236,8 @@ class _Run:
             if not self.lower_is_bound and self.best_lb > self.ub:
                 # The new incumbent shows that the kept heuristic value was no bound (weak
                 # duality); the next value at or below the incumbent replaces it and its
-                # multipliers.
-                self.best_lb = -math.inf
+                # multipliers. A value equal to it up to rounding stays, at the incumbent.
+                self.best_lb = self.ub if self.best_lb <= self.ub + self._rounding() else -math.inf
             return True
         return False
 

@@ -130,19 +130,34 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
     Returns
     -------
     SubgradientOutcome
-        With one history row; ``status`` is ``optimal`` (the LP dual is solved exactly).
+        With one history row; ``status`` is ``optimal`` (the LP dual is solved exactly). When
+        the deadline runs out before the LP is solved, ``status`` is ``time_limit``, as for the
+        routes that stop before their first iteration: no history row, no lower bound, zero
+        multipliers, and the starting feasible solution as the upper bound.
 
     Raises
     ------
     SolverError
-        The LP was not solved to optimality (for instance, out of time).
+        The LP was not solved to optimality for another reason than the deadline.
     """
     from ccopt.models import solve_lp_duals
     from ccopt.solvers import DEFAULT_RESOLVE_SOLVER
 
     start = time.perf_counter()
-    lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
-                        distances=distances, time_limit=_positive(deadline.remaining()))
+    try:
+        lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
+                            distances=distances, time_limit=_positive(deadline.remaining()))
+    except SolverError:
+        # The solver had the remaining time, so a stop on it leaves the deadline expired;
+        # impact_scores promises the best result so far, marked time_limit, not an error.
+        if not deadline.expired():
+            raise
+        constraints = problem.constraints
+        return SubgradientOutcome(
+            best_multipliers=Multipliers.zeros(constraints.n_cl, constraints.n_ml, problem.n_samples),
+            lower_bound=-math.inf, upper_bound=float(initial_upper), best_labels=initial_labels,
+            lower_labels=None, status=Status.TIME_LIMIT, n_iter=0, history=History(),
+            seconds=time.perf_counter() - start, lower_is_bound=True)
     duals = lp.duals
     mult = Multipliers(np.array(duals.eta), np.array(duals.lam), np.array(duals.gamma))
     x = np.asarray(lp.x)
