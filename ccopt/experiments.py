@@ -305,9 +305,12 @@ class _CsvLog:
         self.path = path
         self.header = list(header)
         self.rows = [dict(zip(header, row, strict=True)) for row in rows]
-        self.position = {row.get("task", ""): r for r, row in enumerate(self.rows)}
+        self._index()
         if not self.path.exists() or not self.header:
             self._rewrite()
+
+    def _index(self) -> None:
+        self.position = {row.get("task", ""): r for r, row in enumerate(self.rows)}
 
     def _rewrite(self) -> None:
         temporary = self.path.with_name(self.path.name + ".tmp")
@@ -341,7 +344,7 @@ class _CsvLog:
         order = sorted(range(len(self.rows)), key=lambda r: rank.get(self.rows[r].get("task", ""), len(rank)))
         if order != sorted(order):
             self.rows = [self.rows[r] for r in order]
-            self.position = {row.get("task", ""): r for r, row in enumerate(self.rows)}
+            self._index()
             self._rewrite()
 
 

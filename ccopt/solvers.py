@@ -51,6 +51,7 @@ given).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import shutil
 import time
@@ -379,16 +380,15 @@ def available_solvers(candidates=("appsi_highs", "highs", MATRIX_SOLVER, "scip_d
 
 def _check_linear(model, name: str) -> None:
     """Raise :class:`SolverError` if the objective or a row of ``model`` is nonlinear."""
-    for objective in model.component_data_objects(pyo.Objective, active=True, descend_into=True):
-        degree = objective.expr.polynomial_degree()
+    parts = itertools.chain(
+        ((f"The objective {o.name}", o.expr)
+         for o in model.component_data_objects(pyo.Objective, active=True, descend_into=True)),
+        ((f"Constraint {c.name}", c.body)
+         for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)))
+    for what, expr in parts:
+        degree = expr.polynomial_degree()
         if degree is None or degree > 1:
-            raise SolverError(f"The objective {objective.name} is nonlinear; {name!r} takes linear "
-                              "models only (use 'scip_direct').")
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        degree = con.body.polynomial_degree()
-        if degree is None or degree > 1:
-            raise SolverError(f"Constraint {con.name} is nonlinear; {name!r} takes linear models only "
-                              "(use 'scip_direct').")
+            raise SolverError(f"{what} is nonlinear; {name!r} takes linear models only (use 'scip_direct').")
 
 
 def _active_objective(model):
@@ -616,31 +616,24 @@ class HighsMatrixSolver:
             A position outside ``[0, n_rows)`` or given twice, a NaN bound, a lower bound of
             ``+inf`` or an upper bound of ``-inf``.
         """
-        count, rows, lower, upper = self._positions_and_bounds(rows, lower, upper, self.n_rows, "row")
-        self._check_accepted(self._h.changeRowsBounds(count, rows, lower, upper), "row bounds")
-        self._row_lower[rows], self._row_upper[rows] = lower, upper
-        self._solution = None
+        self._set_bounds("row", rows, lower, upper)
 
     def set_col_bounds(self, cols, lower, upper) -> None:
-        """Change the bounds of the columns at positions ``cols``.
+        """Change the bounds of the columns at positions ``cols`` (raises as :meth:`set_row_bounds`)."""
+        self._set_bounds("column", cols, lower, upper)
 
-        Raises
-        ------
-        InvalidDataError
-            A position outside ``[0, n_cols)`` or given twice, a NaN bound, a lower bound of
-            ``+inf`` or an upper bound of ``-inf``.
-        """
-        count, cols, lower, upper = self._positions_and_bounds(cols, lower, upper, self.n_cols, "column")
-        self._check_accepted(self._h.changeColsBounds(count, cols, lower, upper), "column bounds")
-        self._col_lower[cols], self._col_upper[cols] = lower, upper
-        self._solution = None
-
-    @staticmethod
-    def _check_accepted(status, what: str) -> None:
+    def _set_bounds(self, kind: str, positions, lower, upper) -> None:
+        rows = kind == "row"
+        count, positions, lower, upper = self._positions_and_bounds(
+            positions, lower, upper, self.n_rows if rows else self.n_cols, kind)
+        change = self._h.changeRowsBounds if rows else self._h.changeColsBounds
         # The numpy copies of the bounds (read by the fixed-column reduction) must never
         # disagree with the program HiGHS holds.
-        if status == _highspy().HighsStatus.kError:
-            raise SolverError(f"HiGHS refused the new {what}; the program is unchanged.")
+        if change(count, positions, lower, upper) == _highspy().HighsStatus.kError:
+            raise SolverError(f"HiGHS refused the new {kind} bounds; the program is unchanged.")
+        lower_copy, upper_copy = (self._row_lower, self._row_upper) if rows else (self._col_lower, self._col_upper)
+        lower_copy[positions], upper_copy[positions] = lower, upper
+        self._solution = None
 
     def col_bounds(self, cols) -> tuple[np.ndarray, np.ndarray]:
         """Copies of the lower and upper bounds of the columns at positions ``cols``."""

@@ -12,6 +12,8 @@ import pytest
 from ccopt.cluster import LCC, COPKMeans, KMeans, PCKMeans, _cop_kmeans, _kmeans, _lcc, _pckmeans
 from ccopt.status import Status
 
+from ._interrupts import interrupt_at
+
 X = np.vstack([np.random.default_rng(0).normal(c, 0.8, (15, 2)) for c in ((0, 0), (5, 0), (0, 5))])
 ML = [(0, 1), (15, 16), (30, 31)]
 CL = [(0, 15), (15, 30), (2, 40)]
@@ -24,25 +26,10 @@ ESTIMATORS = {
 }
 
 
-def _interrupt_at(monkeypatch, module, call: int) -> list:
-    """Make the ``call``-th distance computation of ``module`` raise KeyboardInterrupt."""
-    calls = []
-    original = module.squared_distances
-
-    def counting(*args, **kwargs):
-        calls.append(None)
-        if len(calls) == call:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, "squared_distances", counting)
-    return calls
-
-
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_interrupt_returns_the_best_so_far_and_stops_the_restarts(monkeypatch, name):
     module, make = ESTIMATORS[name]
-    calls = _interrupt_at(monkeypatch, module, 3)
+    calls = interrupt_at(monkeypatch, module, 3)
     est = make().fit(X, ml=ML, cl=CL)
     assert est.status_ is Status.INTERRUPTED
     assert len(calls) == 3  # nothing ran after the interrupt: no further iteration or restart
@@ -58,6 +45,6 @@ def test_interrupt_returns_the_best_so_far_and_stops_the_restarts(monkeypatch, n
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_interrupt_before_any_labelling_propagates(monkeypatch, name):
     module, make = ESTIMATORS[name]
-    _interrupt_at(monkeypatch, module, 1)
+    interrupt_at(monkeypatch, module, 1)
     with pytest.raises(KeyboardInterrupt):
         make().fit(X, ml=ML, cl=CL)

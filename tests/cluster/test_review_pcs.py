@@ -14,24 +14,11 @@ from ccopt.cluster._pcs import PCS, KMeansS
 from ccopt.exceptions import InvalidParameterError
 from ccopt.status import Status
 
+from ._interrupts import interrupt_at
+
 X = np.vstack([np.random.default_rng(0).normal(c, 0.8, (15, 2)) for c in ((0, 0), (5, 0), (0, 5))])
 SIZES = [20, 15, 10]
 ML, CL = [(0, 1), (15, 16)], [(0, 15), (2, 40)]
-
-
-def _interrupt_at(monkeypatch, module, call: int) -> list:
-    """Make the ``call``-th distance computation of ``module`` raise KeyboardInterrupt."""
-    calls = []
-    original = module.squared_distances
-
-    def counting(*args, **kwargs):
-        calls.append(None)
-        if len(calls) == call:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, "squared_distances", counting)
-    return calls
 
 
 def _nearest(points, centers):
@@ -46,7 +33,7 @@ def test_kmeans_s_interrupt_in_the_filter_returns_at_once(monkeypatch):
     """Ctrl-C in the second k-means step of the filter: the filter keeps its first labelling
     L1 and centroids mean(L1); KMeansS then assigns once to them and stops, interrupted."""
     init = X[[0, 15, 30]] + 0.5
-    calls = _interrupt_at(monkeypatch, _kmeans, 2)
+    calls = interrupt_at(monkeypatch, _kmeans, 2)
     est = KMeansS(3, sizes=SIZES, init=init, progress=False).fit(X)
     assert est.status_ is Status.INTERRUPTED
     assert len(calls) == 2  # the filter did no further step
@@ -63,7 +50,7 @@ def test_kmeans_s_interrupt_in_the_filter_returns_at_once(monkeypatch):
 ], ids=["KMeansS", "PCS"])
 def test_interrupt_in_the_filter_stops_the_restarts(monkeypatch, make, module, fit_kw):
     """The filter's second assignment is interrupted: no further restart may run."""
-    calls = _interrupt_at(monkeypatch, module, 2)
+    calls = interrupt_at(monkeypatch, module, 2)
     est = make().fit(X, **fit_kw)
     assert est.status_ is Status.INTERRUPTED
     # KMeansS's refinement assigns in _pcs; PCS's one pass assigns in _pckmeans (call 3).
@@ -81,10 +68,10 @@ def test_interrupt_early_in_a_later_restart_keeps_the_finished_run(monkeypatch, 
     """Ctrl-C before restart 2 has any labelling: restart 1 (the same run as with n_init=1,
     it draws first from the same stream) is the answer, marked interrupted."""
     alone = make(1).fit(X, **fit_kw)
-    calls = _interrupt_at(monkeypatch, _pcs, 10**9)
+    calls = interrupt_at(monkeypatch, _pcs, 10**9)
     make(1).fit(X, **fit_kw)
     per_run = len(calls)
-    calls = _interrupt_at(monkeypatch, _pcs, per_run + 1)  # restart 2's first computation
+    calls = interrupt_at(monkeypatch, _pcs, per_run + 1)  # restart 2's first computation
     try:
         est = make(3).fit(X, **fit_kw)
     except KeyboardInterrupt:  # would abort the whole test session
@@ -95,7 +82,7 @@ def test_interrupt_early_in_a_later_restart_keeps_the_finished_run(monkeypatch, 
 
 
 def test_interrupt_before_any_labelling_still_propagates(monkeypatch):
-    _interrupt_at(monkeypatch, _pcs, 1)
+    interrupt_at(monkeypatch, _pcs, 1)
     with pytest.raises(KeyboardInterrupt):
         KMeansS(3, sizes=SIZES, n_init=3, filter_refinement=False, random_state=0,
                 progress=False).fit(X)
