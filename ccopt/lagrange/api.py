@@ -310,6 +310,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         score_from=setting.score_from,
         detection=detection,
         erroneous=None if truth is None else cons.to_given(truth),
+        oracle_multipliers=outcome.best_oracle_multipliers,
     )
 
 

@@ -138,6 +138,7 @@ class SubgradientOutcome:
     seconds: float
     lower_is_bound: bool
     average_multipliers: Multipliers | None = None
+    best_oracle_multipliers: dict = field(default_factory=dict)
 
 
 UpperBound = Callable[[OracleSolution], "tuple[float, np.ndarray] | None"]
@@ -185,6 +186,7 @@ class _Run:
         self.config = config
         self.mult = mult
         self.best_mult = mult.copy()
+        self.best_oracle_mult = _copy_families(oracle.extra)
         self.best_lb = -math.inf
         self.best_lb_labels = None
         self.ub = float(initial_ub)
@@ -206,15 +208,20 @@ class _Run:
         """
         return 1e-9 * max(1.0, abs(self.ub))
 
+    def missed_minimum(self, solution: OracleSolution) -> bool:
+        """Whether a heuristic value lies above the incumbent, so the oracle missed the minimum.
+
+        Weak duality puts the Lagrangian minimum at or below every feasible value.
+        """
+        return not solution.is_bound and solution.value > self.ub + self._rounding()
+
     def record_lower(self, solution: OracleSolution, iteration: int) -> bool:
         self.lower_is_bound = self.lower_is_bound and solution.is_bound
         value = solution.value
         if not solution.is_bound:
-            if value > self.ub + self._rounding():
-                # Weak duality puts the Lagrangian minimum at or below every feasible value, so
-                # a heuristic value above the incumbent only shows that the oracle missed the
-                # minimum; kept as the best, it would end the run as "optimal" at a negative
-                # gap with the multipliers of that iteration (all zero at the first).
+            if self.missed_minimum(solution):
+                # Kept as the best, it would end the run as "optimal" at a negative gap with the
+                # multipliers of that iteration (all zero at the first).
                 return False
             value = min(value, self.ub)
         improved = value > self.best_lb
@@ -224,6 +231,8 @@ class _Run:
                 self.last_improvement = iteration
             self.best_lb = value
             self.best_mult = self.mult.copy()
+            # The families the oracle owns (the lagrangian route's mu) belong to the bound too.
+            self.best_oracle_mult = _copy_families(self.oracle.extra)
             self.best_lb_labels = solution.labels
         return improved
 
@@ -310,7 +319,9 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
     ----------
     oracle : object
         Lower-bounding oracle with ``solve(mult) -> OracleSolution`` and an ``extra`` dict
-        of the multiplier families it owns (see :mod:`ccopt.lagrange.oracles`).
+        of the multiplier families it owns (see :mod:`ccopt.lagrange.oracles`). A heuristic
+        oracle may offer ``restart_from(labels)``: when its value lies above the incumbent,
+        the driver restarts it from the incumbent and solves again.
     mult : Multipliers
         Starting multipliers (Algorithm 1 starts from zero); updated in place.
     config : SubgradientConfig
@@ -347,6 +358,12 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
                 if run.reached_time_limit():
                     break
                 raise
+            if run.missed_minimum(solution) and run.ub_labels is not None and hasattr(oracle, "restart_from"):
+                # A descent stuck at a local minimum above the incumbent would be rejected on
+                # every iteration: its tiny steps leave the multipliers where they are, and the
+                # run would end without a lower value. The incumbent is a start below it.
+                oracle.restart_from(run.ub_labels)
+                solution = oracle.solve(run.mult)
             run.record_lower(solution, iteration)
             if upper_bound is not None and config.repair_every and iteration % config.repair_every == 0:
                 run.record_upper(upper_bound(solution))
@@ -374,4 +391,9 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
         n_iter=len(run.history), history=run.history, seconds=time.perf_counter() - start,
         lower_is_bound=run.lower_is_bound,
         average_multipliers=tail.mean() if tail is not None else None,
+        best_oracle_multipliers=run.best_oracle_mult,
     )
+
+
+def _copy_families(families: dict) -> dict:
+    return {name: values.copy() for name, values in families.items()}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
 
@@ -79,7 +80,8 @@ class _LloydTypeOracle:
 
     The descent starts from the previous solution's representatives, so cluster ``c`` keeps
     its meaning from one multiplier update to the next (the multipliers are indexed by
-    ``c``). An empty cluster takes the object that is cheapest to move, so every cluster
+    ``c``); the driver restarts it from the incumbent's when it ends above the incumbent
+    (:meth:`restart_from`). An empty cluster takes the object that is cheapest to move, so every cluster
     stays non-empty.
     """
 
@@ -107,6 +109,23 @@ class _LloydTypeOracle:
     def criterion(self, labels: np.ndarray) -> float:
         """The clustering criterion of ``labels`` (representatives re-fitted)."""
         raise NotImplementedError
+
+    def restart_from(self, labels: np.ndarray) -> None:
+        """Move the representatives to those of ``labels``, a labelling into ``0..k-1``.
+
+        The driver restarts the descent from the incumbent when the descent ends above it:
+        a feasible labelling's Lagrangian value is at most its criterion (the relaxed rows
+        hold, the multipliers are ``<= 0``), so the restarted descent ends at or below the
+        incumbent and its value can be kept. Each cluster of ``labels`` takes the index of the
+        current representative that serves its members at least total cost (a matching), so
+        the cluster-indexed multipliers keep their meaning.
+        """
+        k = self.n_clusters
+        membership = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), shape=(k, labels.size))
+        clusters, indices = linear_sum_assignment(np.asarray(membership @ self.cost()))
+        relabel = np.empty(k, dtype=np.int64)
+        relabel[clusters] = indices
+        self.refit(relabel[labels])
 
     def solve(self, mult: Multipliers) -> OracleSolution:
         k = self.n_clusters

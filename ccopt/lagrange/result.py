@@ -60,6 +60,11 @@ class ImpactScoreResult:
     multipliers : Multipliers
         The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
         ``constraints.cl_indices`` and ``constraints.ml_indices``).
+    oracle_multipliers : dict of str to ndarray
+        Multiplier families the lower-bounding oracle relaxes besides the pairwise rows, at
+        the best lower bound: ``{"mu": ...}`` (one per object, the assignment rows) for
+        ``method="lagrangian"``, empty for the other methods. With the best multipliers
+        (``score_from="best"``) they reproduce ``lower_bound``.
     labels : ndarray of int or None
         The best feasible clustering found (None if no feasible one was found).
     history : History
@@ -95,7 +100,7 @@ class ImpactScoreResult:
     score_from: str
     detection: DetectionScores | None = None
     erroneous: np.ndarray | None = None
-    info: dict = field(default_factory=dict)
+    oracle_multipliers: dict = field(default_factory=dict)
 
     @property
     def gap(self) -> float:

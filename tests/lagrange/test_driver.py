@@ -154,3 +154,38 @@ def test_a_kept_heuristic_value_that_a_new_incumbent_undercuts_is_replaced():
     assert out.upper_bound == 8.0 and out.lower_bound == 6.0
     assert out.history["best_lower_bound"].tolist() == [-np.inf, 5.0, 6.0]
     np.testing.assert_array_equal(out.best_multipliers.eta, oracle.seen[2].eta)
+
+
+def _three_pairs_on_a_line():
+    # Pairs {0, 1}, {2, 3}, {4, 5} far apart; one cannot-link the three-pair clustering keeps.
+    x = np.array([0.0, 0.1, 5.0, 5.1, 10.0, 10.1])
+    cons = Constraints.from_pairs(cl=[(0, 2)], n_samples=6)
+    return np.abs(x[:, None] - x[None, :]), PairwiseOperator(cons, 0.5)
+
+
+def test_a_descent_stuck_above_the_incumbent_restarts_from_the_incumbent():
+    from ccopt.lagrange.oracles import KMedoidsVoronoiOracle
+
+    d, op = _three_pairs_on_a_line()
+    # Medoids 0, 1 and 2: the Voronoi iteration stops at {0}, {1}, {2, 3, 4, 5} (value 10.0),
+    # far above the feasible {0, 1}, {2, 3}, {4, 5} (0.3); every value would be rejected.
+    oracle = KMedoidsVoronoiOracle(d, op, [0, 1, 2])
+    incumbent = np.array([0, 0, 1, 1, 2, 2])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 0, 3), config=SubgradientConfig(max_iter=5),
+                          initial_upper=0.3, initial_labels=incumbent)
+    assert out.lower_bound == pytest.approx(0.3)
+    assert out.status == Status.OPTIMAL and out.n_iter == 1
+
+
+def test_restart_keeps_each_cluster_index_on_its_nearest_representative():
+    from ccopt.lagrange.oracles import KMedoidsVoronoiOracle, MSSCLloydOracle
+
+    d, op = _three_pairs_on_a_line()
+    incumbent = np.array([0, 0, 1, 1, 2, 2])  # cluster 0 on the left, 2 on the right
+    voronoi = KMedoidsVoronoiOracle(d, op, [4, 0, 2])  # index 0 on the right, 1 on the left
+    voronoi.restart_from(incumbent)
+    assert [m // 2 for m in voronoi.medoids] == [2, 0, 1]
+    X = np.array([0.0, 0.1, 5.0, 5.1, 10.0, 10.1])[:, None]
+    mssc = MSSCLloydOracle(X, op, np.array([[9.0], [1.0], [4.0]]))
+    mssc.restart_from(incumbent)
+    np.testing.assert_allclose(mssc.centers.ravel(), [10.05, 0.05, 5.05])

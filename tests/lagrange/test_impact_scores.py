@@ -49,6 +49,24 @@ def test_kmedoids_lower_bound_below_optimum_below_upper_bound(instance):
     assert cons.violations(res.labels).total == 0
 
 
+def test_the_lagrangian_route_returns_the_assignment_multipliers_of_its_bound():
+    from ccopt.lagrange.multipliers import PairwiseOperator
+    from ccopt.lagrange.oracles import KMedoidsLagrangianOracle
+
+    rng = np.random.default_rng(5)
+    X = np.concatenate([rng.normal(c, 0.5, size=(8, 2)) for c in (0.0, 4.0, 8.0)])
+    ml, cl = [(0, 8), (1, 2), (9, 10)], [(3, 4), (16, 17), (5, 12)]
+    res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lagrangian", max_iter=60, random_state=0,
+                              progress=False)
+    mu = res.oracle_multipliers["mu"]
+    assert mu.shape == (X.shape[0],)
+    # The eta / lambda / gamma of the result and this mu give back the reported bound.
+    oracle = KMedoidsLagrangianOracle(cdist(X, X), 3, PairwiseOperator(res.constraints, 0.5), mu)
+    assert oracle.solve(res.multipliers).value == pytest.approx(res.lower_bound, rel=1e-12)
+    assert ccopt.impact_scores(X, 3, ml=ml, cl=cl, max_iter=5, random_state=0,
+                               progress=False).oracle_multipliers == {}
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_instances())
 def test_mssc_upper_bound_is_feasible_and_not_below_the_optimum(instance):
