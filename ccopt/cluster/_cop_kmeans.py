@@ -55,7 +55,7 @@ from ccopt.cluster._kmeans import (
     _weighted_cost,
     _within_scatter,
 )
-from ccopt.constraints import MustLinkClosure, check_feasibility
+from ccopt.constraints import Constraints, MustLinkClosure, check_feasibility
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
@@ -148,6 +148,26 @@ def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead
             f"join none of the {problem.n_clusters} clusters: {blocks}.")
 
 
+def dead_end_error(problem: ClusteringProblem, hard: Constraints, closure: MustLinkClosure, dead: _DeadEnd,
+                   n_tried: int, timed_out: bool, *, algorithm: str, advice: str) -> ClusteringDeadEndError:
+    """The error when every run ended in a dead end, saying whether a labelling exists.
+
+    ``hard`` are the constraints that can block an object (all of them for COP-kmeans).
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies
+        ``hard``: no further run could succeed, so the dead end is not the error to report.
+    """
+    message = _dead_end_message(problem, closure, dead, n_tried, timed_out, algorithm)
+    report = check_feasibility(hard, problem.n_clusters)
+    report.raise_if_infeasible()
+    known = ("The constraints are satisfiable (a labelling exists); the greedy order failed."
+             if report.status == "feasible" else "Whether any labelling satisfies the constraints is unknown.")
+    return ClusteringDeadEndError(f"{message} {known} {advice}")
+
+
 def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
                 init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
     """COP-kmeans on a validated problem (kernel of :class:`COPKMeans` and :func:`cop_kmeans_problem`)."""
@@ -185,17 +205,9 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
     best, best_cost = done.best, done.cost
 
     if best is None:
-        message = _dead_end_message(problem, closure, done.last_dead, done.tried, done.timed_out)
-        report = check_feasibility(problem.constraints, k)
-        report.raise_if_infeasible()
-        if report.status == "feasible":
-            message += (" The constraints are satisfiable (a labelling exists); the greedy order "
-                        "failed. Try a larger n_init, or LCC / PCKMeans, which never stop on a "
-                        "dead end.")
-        else:
-            message += (" Whether any labelling satisfies the constraints is unknown. Try a larger "
-                        "n_init, or LCC / PCKMeans.")
-        raise ClusteringDeadEndError(message)
+        raise dead_end_error(problem, problem.constraints, closure, done.last_dead, done.tried, done.timed_out,
+                             algorithm="COP-kmeans",
+                             advice="Try a larger n_init, or LCC / PCKMeans, which never stop on a dead end.")
 
     status = done.status
     if status is Status.ITERATION_LIMIT:

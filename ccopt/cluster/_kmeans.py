@@ -149,11 +149,12 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
 
     ``assign(centers, previous_labels)`` returns the labels of the points (``previous_labels``
     is ``None`` in the first iteration) or, to abandon the run, any other object, which is
-    returned as is (a dead end). The loop stops when no label changes (``converged``), when
-    the centres moved by at most ``tol_abs`` in total squared distance (``converged``), when
-    the labels repeat an earlier iteration's (``stagnation``: the assignment is a function
-    of the labels through the centres, so the run would cycle for ever — COP-kmeans'
-    greedy pass can), on ``max_iter``, on the deadline or on KeyboardInterrupt once a
+    returned as is (a dead end). The loop stops when the clusters do not change, their
+    numbers aside (``converged``), when the centres moved by at most ``tol_abs`` in total
+    squared distance (``converged``), when the labels repeat an earlier iteration's
+    (``stagnation``: the assignment is a function of the labels through the centres, so the
+    run would cycle for ever — COP-kmeans' greedy pass can), on ``max_iter``, on the
+    deadline or on KeyboardInterrupt once a
     labelling exists (``interrupted``; before that the interrupt propagates). On return the
     centres are the weighted means of the returned labels (an empty cluster keeps its last
     centre). ``record(labels, centers)``, if given, is called after every assignment and its
@@ -172,7 +173,12 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
                 return new_labels
             if record is not None:
                 history.append(record(new_labels, centers))
-            if labels is not None and np.array_equal(new_labels, labels):
+            if labels is not None and _same_partition(labels, new_labels, k):
+                if not np.array_equal(new_labels, labels):
+                    # The same clusters under other numbers (COP-kmeans' greedy pass can swap
+                    # two): the same centres, permuted, so a fixed point all the same.
+                    labels = new_labels
+                    centers = _weighted_means(points, weights, labels, k, centers)
                 status = Status.CONVERGED
                 break
             digest = hashlib.blake2b(new_labels.tobytes(), digest_size=16).digest()
@@ -199,6 +205,16 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
         centers = _weighted_means(points, weights, labels, k, centers)
         status = Status.INTERRUPTED
     return _LloydRun(labels, centers, n_iter, status, history)
+
+
+def _same_partition(labels: np.ndarray, new_labels: np.ndarray, k: int) -> bool:
+    """Whether two labellings into ``0..k-1`` form the same clusters, numbers aside."""
+    if np.array_equal(labels, new_labels):
+        return True
+    image = np.full(k, -1, dtype=np.int64)
+    image[labels] = new_labels
+    used = image[image >= 0]
+    return bool(np.array_equal(image[labels], new_labels) and np.unique(used).size == used.size)
 
 
 def _cut_short(run_status: Status | None, deadline: Deadline) -> Status | None:

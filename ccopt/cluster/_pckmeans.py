@@ -35,9 +35,10 @@ With ``lambda`` neighbourhoods, if ``lambda >= k`` the centres are the centroids
 ``k`` largest (ties: the one with the smaller first object); otherwise the ``lambda``
 centroids, then an object outside the neighbourhoods that is cannot-linked to every one
 of them, if there is one (drawn at random among such objects), then distinct random
-objects outside the neighbourhoods. Readings: "the k largest neighbourhoods" (the
-weighted farthest-first variant belongs to MPCKmeans); must-links are used whether soft
-or hard.
+objects outside the neighbourhoods (neighbourhood members when too few remain outside,
+so that no two centres are the same object). Readings: "the k largest neighbourhoods"
+(the weighted farthest-first variant belongs to MPCKmeans); must-links are used whether
+soft or hard.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
-from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
+from ccopt.cluster._cop_kmeans import _DeadEnd, dead_end_error
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
     _absolute_tol,
@@ -65,7 +66,7 @@ from ccopt.cluster._kmeans import (
     _restarts,
 )
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
+from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InvalidParameterError
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
@@ -81,11 +82,13 @@ class _PCKModel:
 
     def __init__(self, problem: ClusteringProblem, weight: float):
         cons = problem.constraints
+        _check_penalty_range(weight, cons)
         n, k = problem.n_samples, problem.n_clusters
         hard_idx = np.flatnonzero(cons.hard)
         hard = Constraints(cons.pairs[hard_idx], cons.kinds[hard_idx], n_samples=n,
                            _row_name=lambda r: cons.row_name(int(hard_idx[r])),
                            _warn_duplicates=False)
+        self.hard = hard
         self.closure = hard.closure  # raises on a hard cannot-link inside hard must-links
         check_n_clusters(k, n, n_super_instances=self.closure.n_super)
         self.points, self.sizes = self.closure.super_instances(problem.X)
@@ -129,6 +132,19 @@ class _PCKModel:
             self.hard_pos.append(hard_dat[h_ptr[s]:h_ptr[s + 1]])
         within = problem.X - self.points[self.closure.component]
         self.within = float(np.einsum("ij,ij->", within, within))
+
+    def dead_end_error(self, problem: ClusteringProblem, dead: _DeadEnd, n_tried: int, timed_out: bool,
+                       algorithm: str) -> ClusteringDeadEndError:
+        """The error when every run was blocked by hard cannot-links.
+
+        Raises
+        ------
+        InfeasibleConstraintsError
+            No labelling satisfies the hard constraints (so no run could succeed).
+        """
+        return dead_end_error(problem, self.hard, self.closure, dead, n_tried, timed_out, algorithm=algorithm,
+                              advice="Only hard cannot-links can block an object; make some of them soft "
+                                     "(hard=False) or use more runs (n_init).")
 
     def objective(self, labels: np.ndarray, centers: np.ndarray) -> float:
         """``J`` of super-instance ``labels`` with ``centers``."""
@@ -175,6 +191,35 @@ class _PCKModel:
         return labels
 
 
+def _check_penalty_range(weight: float, constraints: Constraints) -> None:
+    """Refuse penalties whose total overflows float64 once added to the distance term.
+
+    ``weight`` and every constraint weight are finite on their own, but their products and
+    sums need not be: an infinite penalty turns the assignment costs into ``inf - inf =
+    nan`` (no run is ever kept) or closes clusters like a hard cannot-link (false dead
+    ends). The distance term is at most half the float64 maximum (the data passed
+    :func:`~ccopt._validation.check_distance_range`), so a total penalty below the other
+    half keeps ``J`` and every assignment cost finite.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``2 * weight * sum(soft constraint weights)`` is not a finite float64.
+    """
+    if weight == 0.0:
+        return
+    with np.errstate(over="ignore"):
+        soft_total = float(np.sum(constraints.weights[~constraints.hard]))
+        doubled = 2.0 * (weight * soft_total)
+    if not np.isfinite(doubled):
+        raise InvalidParameterError(
+            f"The constraint penalties overflow float64: weight={weight:g} times the total "
+            f"weight {soft_total:g} of the soft constraints must stay below "
+            f"{np.finfo(np.float64).max / 2:.3g}. Use a smaller weight or rescale the "
+            "constraint weights."
+        )
+
+
 def _neighbourhood_centers(problem: ClusteringProblem, rng: np.random.Generator) -> np.ndarray:
     """Basu et al.'s initial centres from the must-link neighbourhoods (module docstring)."""
     cons, X, k, n = problem.constraints, problem.X, problem.n_clusters, problem.n_samples
@@ -215,9 +260,14 @@ def _neighbourhood_centers(problem: ClusteringProblem, rng: np.random.Generator)
     missing = k - len(centers)
     if missing > 0:
         pool = np.flatnonzero(~used)
-        if pool.size < missing:
-            pool = np.arange(n)
-        centers.extend(X[rng.choice(pool, size=missing, replace=False)])
+        centers.extend(X[rng.choice(pool, size=min(missing, pool.size), replace=False)])
+        missing = k - len(centers)
+        if missing > 0:
+            # Too few objects outside the neighbourhoods: draw the rest from their members.
+            # Drawing from all objects could take the cannot-linked object again; of two
+            # equal centres the higher one loses every distance tie and its cluster can stay
+            # empty for the whole run.
+            centers.extend(X[rng.choice(in_hood, size=missing, replace=False)])
     return np.array(centers[:k], dtype=np.float64)
 
 
@@ -271,8 +321,13 @@ default="neighborhoods"
     ClusteringDeadEndError
         Hard cannot-links left an object no cluster in every run.
     InfeasibleConstraintsError
-        A hard cannot-link joins two objects tied by hard must-links, or the hard must-links
-        leave fewer groups than clusters.
+        A hard cannot-link joins two objects tied by hard must-links, the hard must-links
+        leave fewer groups than clusters, or every run was blocked and
+        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
+        hard constraints.
+    InvalidParameterError
+        A bad parameter, or ``weight`` times the soft constraint weights so large that the
+        penalties overflow float64.
 
     Examples
     --------
@@ -325,12 +380,7 @@ default="neighborhoods"
                              deadline, bar)
         best, best_cost = done.best, done.cost
         if best is None:
-            raise ClusteringDeadEndError(
-                _dead_end_message(problem, model.closure, done.last_dead, done.tried, done.timed_out,
-                                  algorithm="PCKmeans")
-                + " Only hard cannot-links can block an object; make some of them soft "
-                "(hard=False) or use more runs (n_init)."
-            )
+            raise model.dead_end_error(problem, done.last_dead, done.tried, done.timed_out, "PCKmeans")
         status = done.status
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "

@@ -90,7 +90,7 @@ from scipy.spatial.distance import cdist
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int
 from ccopt.cluster._base import TWIN_RETURNS, ConstrainedClusterer, FitOutcome, fit_summary
-from ccopt.cluster._cop_kmeans import _dead_end_message, _DeadEnd
+from ccopt.cluster._cop_kmeans import _DeadEnd
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
     _alternate,
@@ -642,9 +642,12 @@ class PCS(_SizeConstrainedBase):
     Raises
     ------
     InvalidParameterError
-        Missing or bad ``sizes`` or another parameter out of range.
+        Missing or bad ``sizes`` or another parameter out of range, or ``weight`` times the
+        soft constraint weights so large that the penalties overflow float64.
     InfeasibleConstraintsError
-        A hard cannot-link inside a group of hard must-links.
+        A hard cannot-link inside a group of hard must-links, or every run was blocked and
+        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
+        hard constraints.
     ClusteringDeadEndError
         Hard cannot-links blocked every pass of every run (only constraints flagged
         ``hard`` can); a blocked run is followed by the next of the ``n_init`` runs.
@@ -693,11 +696,7 @@ class PCS(_SizeConstrainedBase):
                         deadline=deadline, bar=bar)
 
     def _dead_end_error(self, problem, dead, n_tried, timed_out):
-        return ClusteringDeadEndError(
-            _dead_end_message(problem, self._model.closure, dead, n_tried, timed_out, algorithm="PCS")
-            + " Only hard cannot-links can block an object; make some of them soft (hard=False) "
-            "or use more runs (n_init)."
-        )
+        return self._model.dead_end_error(problem, dead, n_tried, timed_out, "PCS")
 
 
 def kmeans_s(X, n_clusters, *, sizes, **params):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ccopt.cluster import KMeans, PCKMeans
+from ccopt.cluster import PCS, KMeans, PCKMeans
 from ccopt.cluster._pckmeans import _neighbourhood_centers, pckmeans
 from ccopt.constraints import CL, ML, Constraints
 from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
@@ -111,12 +111,26 @@ def test_hard_constraints_are_never_violated():
 
 
 def test_hard_cannot_link_dead_end_raises():
+    # Satisfiable ({0, 2} and {1}), but with object 1 placed after 0 and 2 went to their own
+    # centres, both clusters are closed to it (seed 0 visits it last).
+    X = np.array([[0.0, 0.0], [5.0, 0.0], [10.0, 0.0], [0.0, 1.0], [10.0, 1.0]])
+    cons = Constraints([(0, 1), (1, 2)], [CL, CL], hard=True, n_samples=5)
+    with pytest.raises(ClusteringDeadEndError,
+                       match=r"PCKmeans reached a dead end in all n_init=1 .*object 1 could join none of "
+                             r"the 2 clusters: cluster 0 by row 0 = \(0, 1\); cluster 1 by row 1 = \(1, 2\)\. "
+                             r"The constraints are satisfiable"):
+        PCKMeans(2, init=np.array([[0.0, 0.5], [10.0, 0.5]]), random_state=0).fit(X, constraints=cons)
+
+
+@pytest.mark.parametrize("make", [lambda: PCKMeans(2, n_init=2, random_state=0),
+                                  lambda: PCS(2, sizes=[3, 2], n_init=2, random_state=0, progress=False)])
+def test_hard_cannot_links_no_labelling_satisfies_are_infeasible(make):
+    # Three objects that pairwise cannot-link need three clusters: every run is blocked, and
+    # the error says the constraints are infeasible instead of asking for more runs.
     X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0], [5.0, 6.0]])
     cons = Constraints([(0, 1), (1, 2), (0, 2)], [CL, CL, CL], hard=True, n_samples=5)
-    with pytest.raises(ClusteringDeadEndError,
-                       match=r"PCKmeans reached a dead end in all n_init=2 .*could join none of the 2 "
-                             r"clusters: cluster 0 by row \d = .*cluster 1 by row \d"):
-        PCKMeans(2, n_init=2, random_state=0).fit(X, constraints=cons)
+    with pytest.raises(InfeasibleConstraintsError, match=r"Objects \[0, 1, 2\] pairwise cannot-link"):
+        make().fit(X, constraints=cons)
 
 
 def test_hard_cannot_link_inside_hard_must_links_is_infeasible():
