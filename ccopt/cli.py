@@ -144,7 +144,7 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     parser.add_argument("--label-column", metavar="NAME",
                         help="column of DATA.csv with the ground-truth classes (not a feature)")
     group = parser.add_mutually_exclusive_group(required=constraints_required)
-    group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight]")
+    group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
     parser.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     parser.add_argument("--time-limit", type=_positive_float, metavar="S", help="time limit in seconds")

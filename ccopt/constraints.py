@@ -369,7 +369,8 @@ class Constraints:
 
         Both triangles are read: the published BH-kmeans/DILS files keep cannot-links only
         in the lower triangle. The diagonal is ignored. A pair stored in both triangles
-        counts once; opposite signs in the two triangles raise
+        counts once, as one given constraint named after its upper-triangle entry; opposite
+        signs in the two triangles raise
         :class:`~ccopt.exceptions.ConflictingConstraintError`. Constraints come in the order
         of their canonical pair ``(i, j)``, ``i < j``, row by row.
         """
@@ -400,7 +401,12 @@ class Constraints:
             )
         lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
         order = np.lexsort((hi, lo))
-        rows, cols, vals = rows[order], cols[order], vals[order]
+        rows, cols, vals, lo, hi = rows[order], cols[order], vals[order], lo[order], hi[order]
+        # A symmetric matrix stores each pair twice: one given row per pair, the upper entry
+        # (the first of the two in this order). Opposite signs stay two rows, to conflict.
+        mirrored = np.zeros(rows.size, dtype=bool)
+        mirrored[1:] = (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1]) & (vals[1:] == vals[:-1])
+        rows, cols, vals = rows[~mirrored], cols[~mirrored], vals[~mirrored]
         pairs = np.column_stack([np.minimum(rows, cols), np.maximum(rows, cols)])
         return cls(pairs, vals.astype(np.int8), n_samples=n,
                    _row_name=lambda r: f"{row_name_prefix} ({rows[r]}, {cols[r]})",

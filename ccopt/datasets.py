@@ -5,7 +5,7 @@ papers; it reads them where the user keeps them, in the folder format of
 ``shared/datasets``::
 
     <root>/<name>/data.csv             header row, feature columns, an integer ``label`` column
-    <root>/<name>/constraints_*.csv    i,j,kind rows (0-based indices, kind ML or CL)
+    <root>/<name>/constraints*.csv     i,j,kind rows (0-based indices, kind ML or CL)
 
 The root is given explicitly, or by the environment variable ``CCOPT_DATASETS``, or (in a
 development checkout) found as ``shared/datasets`` next to the repository.

@@ -229,6 +229,17 @@ def test_from_matrix_reads_both_triangles():
     assert sparse.pairs.tolist() == cons.pairs.tolist() and sparse.kinds.tolist() == cons.kinds.tolist()
 
 
+def test_a_pair_stored_in_both_triangles_is_one_given_constraint():
+    # Two pairs, one symmetric: two scores to report, not three (n_given counted the mirror).
+    mat = np.zeros((4, 4))
+    mat[3, 1] = mat[1, 3] = 1
+    mat[2, 0] = -1
+    for matrix in (mat, sp.csr_matrix(mat), sp.csc_matrix(mat)):
+        cons = Constraints.from_matrix(matrix)
+        assert cons.n_given == 2 and len(cons) == 2
+        assert [cons.row_name(r) for r in range(2)] == ["entry (2, 0)", "entry (1, 3)"]
+
+
 def test_from_matrix_errors():
     with pytest.raises(InvalidConstraintError, match=r"must be square \(n x n\), got shape \(2, 3\)"):
         Constraints.from_matrix(np.zeros((2, 3)))

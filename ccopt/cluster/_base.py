@@ -52,7 +52,7 @@ class FitOutcome:
 
 
 class ConstrainedClusterer(ClusterMixin, BaseEstimator):
-    """Base class: ``fit(X, *, ml=None, cl=None, constraints=None)`` sets the common attributes.
+    """Base class: ``fit(X, y=None, *, ml=None, cl=None, constraints=None)`` sets the common attributes.
 
     Fitted attributes
     -----------------

@@ -141,7 +141,7 @@ class BHKMeans(ConstrainedClusterer):
         nearest centres of their group. The programs get smaller and faster (Letter, 20,000
         objects, k = 26, 5 candidates: about 1 s per step with the default ``highs_matrix``,
         which hands HiGHS the program without the excluded variables, and 9 s with
-        ``appsi_highs``, instead of about 70 s), but an assignment step is then optimal only
+        ``appsi_highs``, instead of about 40 s per exact step), but an assignment step is then optimal only
         among those centres; a step whose
         restriction admits no assignment solves P in full. None (or ``>= n_clusters``): the
         paper's exact assignment step.

@@ -294,6 +294,8 @@ class COPKMeans(ConstrainedClusterer):
     inertia_ : float
     n_violations_ : dict
         Always zero.
+    violations_ : ViolationReport
+        Which constraints the labelling violates.
     n_iter_ : int
     status_ : Status
         ``converged`` (labels settled), ``stagnation`` (the labels came back to an earlier

@@ -349,6 +349,8 @@ class KMeans(ConstrainedClusterer):
         WCSS of ``labels_`` (equal to ``objective_`` when no cluster is empty).
     n_violations_ : dict
         ``{"ml": 0, "cl": int, "total": int}``.
+    violations_ : ViolationReport
+        Which constraints the labelling violates.
     n_iter_ : int
         Lloyd iterations of the kept run.
     status_ : Status

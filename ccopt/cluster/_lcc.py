@@ -372,6 +372,8 @@ class LCC(ConstrainedClusterer):
     inertia_ : float
     n_violations_ : dict
         ``ml`` is always 0.
+    violations_ : ViolationReport
+        Which constraints the labelling violates.
     n_iter_ : int
     status_ : Status
         ``stagnation`` (no improvement for ``max_no_improvement`` iterations),

@@ -308,6 +308,8 @@ default="neighborhoods"
         ``J`` of ``labels_`` with ``cluster_centers_``.
     inertia_ : float
     n_violations_ : dict
+    violations_ : ViolationReport
+        Which constraints the labelling violates.
     n_iter_ : int
     status_ : Status
         ``converged``, ``stagnation`` (labels back to an earlier state with the same ``J``),

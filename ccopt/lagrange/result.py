@@ -53,8 +53,11 @@ class ImpactScoreResult:
         (``tau = 0`` is the paper's rule "score < 0").
     predicted_erroneous : ndarray of bool, shape (n_given,)
     lower_bound, upper_bound : float
-        Best Lagrangian value and best feasible objective (``lower_is_bound`` says whether
-        the lower value is a proven bound: heuristic MSSC oracles only estimate it).
+        Best Lagrangian value and best feasible objective.
+    lower_is_bound : bool
+        Whether ``lower_bound`` is a proven lower bound on the constrained optimum (the
+        ``lagrangian``, ``lp``, ``exact`` and ``lp-dual`` methods); the heuristic oracles
+        (``voronoi`` and the MSSC route) only estimate it.
     gap : float
         ``(upper - lower) / |upper|``.
     multipliers : Multipliers
