@@ -424,3 +424,18 @@ def test_same_partition(old, new, same):
     from ccopt.cluster._kmeans import _same_partition
 
     assert _same_partition(np.array(old), np.array(new), 3) is same
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=8), st.data())
+def test_same_partition_is_equality_of_the_first_appearance_numbering(old, data):
+    from ccopt.cluster._kmeans import _same_partition
+
+    new = data.draw(st.one_of(st.lists(st.integers(0, 3), min_size=len(old), max_size=len(old)),
+                              st.permutations(range(4)).map(lambda perm: [perm[v] for v in old])))
+
+    def first_appearance(labels):
+        seen: dict[int, int] = {}
+        return [seen.setdefault(v, len(seen)) for v in labels]
+
+    assert _same_partition(np.array(old), np.array(new), 4) is (first_appearance(old) == first_appearance(new))
