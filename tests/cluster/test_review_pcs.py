@@ -104,9 +104,8 @@ def test_huge_sizes_are_reported_as_given(estimator, sizes, message):
 def test_pcs_refuses_pairwise_penalties_that_overflow_float64():
     # PCS builds PCKmeans' model; with weight 1e308 and constraint weights of 2 it returned
     # an objective of inf instead of refusing the penalties, as PCKMeans does.
-    from ccopt import Constraints
+    from .test_review_cop_pck import _overflow_case
 
-    X = np.array([[0.0], [0.1], [5.0], [5.1]])
-    cons = Constraints([(0, 1), (1, 2), (0, 2)], ["ML", "CL", "ML"], weights=2.0, n_samples=4)
+    X, cons = _overflow_case()
     with pytest.raises(InvalidParameterError, match="penalties overflow float64"):
         PCS(2, sizes=[2, 2], weight=1e308, random_state=0, progress=False).fit(X, constraints=cons)
