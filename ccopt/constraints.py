@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ccopt._sparse import membership
 from ccopt._validation import check_labels, check_positive_int, check_random_state
 from ccopt.exceptions import (
     ConflictingConstraintError,
@@ -813,8 +814,7 @@ class MustLinkClosure:
     @cached_property
     def indicator(self) -> sp.csr_matrix:
         """Sparse (n_super, n_samples) 0/1 membership matrix."""
-        n = self.component.shape[0]
-        return sp.csr_matrix((np.ones(n), (self.component, np.arange(n))), shape=(self.n_super, n))
+        return membership(self.component, self.n_super)
 
     def super_instances(self, X, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         """Weighted mean position and total weight of every super-instance.

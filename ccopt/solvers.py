@@ -714,8 +714,8 @@ class HighsMatrixSolver:
             raise InvalidDataError(
                 f"{kind} position {int(positions[outside[0]])} is out of range: the program has {size} {kind}s."
             )
-        if np.unique(positions).size != positions.size:
-            values, counts = np.unique(positions, return_counts=True)
+        values, counts = np.unique(positions, return_counts=True)
+        if (counts > 1).any():
             raise InvalidDataError(f"{kind} position {int(values[counts > 1][0])} is given twice.")
         lower = self._vector(np.broadcast_to(lower, positions.shape), positions.shape[0], "lower")
         upper = self._vector(np.broadcast_to(upper, positions.shape), positions.shape[0], "upper")

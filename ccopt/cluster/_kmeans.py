@@ -173,7 +173,7 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
                 return new_labels
             if record is not None:
                 history.append(record(new_labels, centers))
-            if labels is not None and _same_partition(labels, new_labels, k):
+            if labels is not None and _same_partition(labels, new_labels):
                 if not np.array_equal(new_labels, labels):
                     # The same clusters under other numbers (COP-kmeans' greedy pass can swap
                     # two): the same centres, permuted, so a fixed point all the same.
@@ -207,11 +207,12 @@ def _alternate(assign, points: np.ndarray, weights: np.ndarray, centers: np.ndar
     return _LloydRun(labels, centers, n_iter, status, history)
 
 
-def _same_partition(labels: np.ndarray, new_labels: np.ndarray, k: int) -> bool:
-    """Whether two labellings into ``0..k-1`` form the same clusters, numbers aside."""
+def _same_partition(labels: np.ndarray, new_labels: np.ndarray) -> bool:
+    """Whether two labellings (non-negative cluster numbers) form the same clusters, numbers aside."""
     if np.array_equal(labels, new_labels):
         return True
-    image = np.full(k, -1, dtype=np.int64)
+    # A map from the old numbers to the new ones that reproduces new_labels and is one-to-one.
+    image = np.full(int(labels.max()) + 1, -1, dtype=np.int64)
     image[labels] = new_labels
     used = image[image >= 0]
     return bool(np.array_equal(image[labels], new_labels) and np.unique(used).size == used.size)

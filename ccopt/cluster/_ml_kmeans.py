@@ -63,7 +63,7 @@ from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
-from ccopt.cluster._kmeans import _check_init, _weighted_means
+from ccopt.cluster._kmeans import _check_init, _same_partition, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -426,14 +426,6 @@ def _weighted_cost(sup: _SuperInstances, centers: np.ndarray) -> np.ndarray:
     return sup.weights[:, None] * cdist(sup.means, centers, "sqeuclidean")
 
 
-def _same_clusters(labels: np.ndarray, other: np.ndarray) -> bool:
-    """Whether two labellings form the same clusters, perhaps under other cluster numbers."""
-    if np.array_equal(labels, other):
-        return True
-    joint = np.unique(labels * (int(other.max()) + 1) + other).size
-    return joint == np.unique(labels).size == np.unique(other).size
-
-
 def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter: int,
                     deadline: Deadline, bar, tol: float | None = None) -> _Run:
     """Assign, recentre, repeat from ``seeds``; ``cost`` is ``sum_p ||p - c(p)||²`` (eq. 6).
@@ -468,7 +460,7 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
             # The greedy pass can hand the same groups round the centres (each group's first
             # object nearest another group's mean), renumbering the clusters at every step
             # with nothing else changing; comparing label vectors would never stop that.
-            if _same_clusters(new_labels, labels) or (tol is not None and cost - state[2] <= tol * cost):
+            if _same_partition(labels, new_labels) or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
     except KeyboardInterrupt:

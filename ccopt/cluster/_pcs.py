@@ -83,10 +83,10 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
+from ccopt._sparse import membership
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int
 from ccopt.cluster._base import TWIN_RETURNS, ConstrainedClusterer, FitOutcome, fit_summary
@@ -242,9 +242,7 @@ def _centroid_rule(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, terms
                    beta: float, gamma: float) -> np.ndarray:
     """Eq. (19); a cluster with nothing to average keeps its centroid."""
     k = centers.shape[0]
-    member = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))),
-                           shape=(k, labels.size))
-    sums = np.asarray(member @ X)
+    sums = np.asarray(membership(labels, k) @ X)
     mass = np.bincount(labels, minlength=k).astype(np.float64)
     for h in range(k):
         if beta and terms.no[h].size:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
+from ccopt._sparse import membership
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
 
 __all__ = ["KMedoidsLagrangianOracle", "KMedoidsVoronoiOracle", "MSSCLloydOracle", "OracleSolution"]
@@ -121,8 +121,7 @@ class _LloydTypeOracle:
         the cluster-indexed multipliers keep their meaning.
         """
         k = self.n_clusters
-        membership = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), shape=(k, labels.size))
-        clusters, indices = linear_sum_assignment(np.asarray(membership @ self.cost()))
+        clusters, indices = linear_sum_assignment(np.asarray(membership(labels, k) @ self.cost()))
         relabel = np.empty(k, dtype=np.int64)
         relabel[clusters] = indices
         self.refit(relabel[labels])
@@ -221,10 +220,8 @@ class KMedoidsVoronoiOracle(_LloydTypeOracle):
 
 
 def _cluster_means(X: np.ndarray, labels: np.ndarray, k: int, previous: np.ndarray) -> np.ndarray:
-    n = labels.size
     counts = np.bincount(labels, minlength=k).astype(np.float64)
-    # A sparse membership matrix sums the clusters far faster than np.add.at.
-    sums = np.asarray(sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n)) @ X)
+    sums = np.asarray(membership(labels, k) @ X)
     centers = previous.copy()
     nonempty = counts > 0
     centers[nonempty] = sums[nonempty] / counts[nonempty, None]

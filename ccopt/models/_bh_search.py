@@ -32,14 +32,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ccopt._sparse import membership
+
 __all__ = ["MoveGraph", "greedy_by_components", "improve", "membership", "must_link_components",
            "single_moves", "symmetric_weights"]
-
-
-def membership(groups: np.ndarray, n_groups: int) -> sp.csr_matrix:
-    """Sparse (n_groups, n_nodes) matrix with a 1 where node ``i`` belongs to its group."""
-    n = groups.shape[0]
-    return sp.csr_matrix((np.ones(n), (groups, np.arange(n))), shape=(n_groups, n))
 
 
 def symmetric_weights(pairs: np.ndarray, n_nodes: int, weights: np.ndarray | None = None) -> sp.csr_matrix:

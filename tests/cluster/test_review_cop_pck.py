@@ -423,7 +423,7 @@ def test_cop_run_whose_clusters_only_swap_numbers_has_converged():
 def test_same_partition(old, new, same):
     from ccopt.cluster._kmeans import _same_partition
 
-    assert _same_partition(np.array(old), np.array(new), 3) is same
+    assert _same_partition(np.array(old), np.array(new)) is same
 
 
 @settings(max_examples=200, deadline=None)
@@ -438,4 +438,4 @@ def test_same_partition_is_equality_of_the_first_appearance_numbering(old, data)
         seen: dict[int, int] = {}
         return [seen.setdefault(v, len(seen)) for v in labels]
 
-    assert _same_partition(np.array(old), np.array(new), 4) is (first_appearance(old) == first_appearance(new))
+    assert _same_partition(np.array(old), np.array(new)) is (first_appearance(old) == first_appearance(new))
