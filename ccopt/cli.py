@@ -429,29 +429,34 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
     """
     from ccopt.datasets import load_csv
 
-    labelled = label_column is not None and label_column in _first_row(path)
+    header, header_line = _header(path)
+    labelled = label_column is not None and label_column in header
     new = load_csv(path, label_column=label_column if labelled else None)
     if new.feature_names != tuple(features):
         raise DataFormatError(
             f"the feature columns {list(new.feature_names)} are not those of {data_path} "
-            f"{list(features)} (same names, same order)", path=path, line=1)
+            f"{list(features)} (same names, same order)", path=path, line=header_line)
     return new.X
 
 
-def _first_row(path: str) -> list[str]:
-    """The header of a CSV file as load_csv reads it; empty when it cannot be read (load_csv then says why).
+def _header(path: str) -> tuple[list[str], int]:
+    """The header of a CSV file as load_csv reads it, and its 1-based line; empty when it cannot be
+    read (load_csv then says why).
 
     Same reading as load_csv (byte-order mark, leading blank lines, spaces around names):
     otherwise a label column it would find is missed here and counted as a feature.
     """
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            for fields in csv.reader(handle):
+            reader = csv.reader(handle)
+            start = 1
+            for fields in reader:
                 if any(f.strip() for f in fields):
-                    return [f.strip() for f in fields]
+                    return [f.strip() for f in fields], start
+                start = reader.line_num + 1
     except (OSError, UnicodeDecodeError, csv.Error):
         pass
-    return []
+    return [], 1
 
 
 def _run_cluster(args) -> int:

@@ -296,9 +296,13 @@ def _check_header(header: list[str], label_column: str | None, path: str, line: 
         hint = (" (a row index written by pandas? save with index=False)" if unnamed == [1] else "")
         raise DataFormatError(f"column(s) {unnamed} of the header have no name{hint}; name every column",
                               path=path, line=line)
+    if label_column is not None and label_column not in header:
+        raise DataFormatError(f"no label column {label_column!r} in header {header}", path=path, line=line)
     if label_column is not None and header.count(label_column) > 1:
         raise DataFormatError(f"the header names the label column {label_column!r} more than once",
                               path=path, line=line)
+    if header == [label_column]:
+        raise DataFormatError("the file has no feature columns", path=path, line=line)
     twice = sorted({h for h in header if header.count(h) > 1})
     if twice:
         raise DataFormatError(f"the header names column(s) {twice} more than once; column names must differ",
@@ -425,15 +429,11 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     labels = label_names = None
     columns = list(header)
     if label_column is not None:
-        if label_column not in header:
-            raise DataFormatError(f"no label column {label_column!r} in header {header}", path=path, line=1)
         at = header.index(label_column)
         labels, label_names = _encode_labels(cells[:, at], path, lines, label_column)
         keep = [c for c in range(len(header)) if c != at]
         cells = cells[:, keep]
         columns = [header[c] for c in keep]
-    if not columns:
-        raise DataFormatError("the file has no feature columns", path=path, line=1)
     X = _parse_numbers(cells, columns, lines, path)
     return Dataset(X, labels, name or Path(path).stem, tuple(columns), {}, label_names)
 

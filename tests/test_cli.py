@@ -101,6 +101,10 @@ def _cases(d):
                                         "--predict-out", bad / "pl.csv"],
                                        ["p.csv:1:", "feature columns ['y', 'x'] are not those of",
                                         "['x', 'y']"]),
+        "predict with other columns below blank lines": (
+            ["cluster", data, "-k", 2, "--algorithm", "kmeans", "--label-column", "class", "--predict",
+             _write(bad / "p2.csv", "\n\ny,x\n1,2\n"), "--predict-out", bad / "pl.csv"],
+            ["p2.csv:3:", "feature columns ['y', 'x'] are not those of"]),
     }
 
 
@@ -110,7 +114,7 @@ CASES = ["missing data file", "missing constraint file", "wrong field count (dat
          "matrix of the wrong size", "unknown label column", "missing output folder",
          "option of another algorithm", "candidates for another algorithm", "pcs without sizes",
          "predict without its output", "output over an input", "two outputs in one file",
-         "predict with other columns"]
+         "predict with other columns", "predict with other columns below blank lines"]
 
 
 def test_case_list_is_complete(files):

@@ -77,6 +77,9 @@ def test_load_csv_integer_labels_and_no_labels(tmp_path):
         ("x,y\n1,2\n", {"label_column": "label"}, r"d\.csv:1: no label column 'label' in header \['x', 'y'\]"),
         ("x,label\n1,0\n2,\n", {"label_column": "label"}, r"d\.csv:3: empty value in label column 'label'"),
         ("label\n0\n1\n", {"label_column": "label"}, r"d\.csv:1: the file has no feature columns"),
+        # Header errors name the header's own line, also when blank lines come first.
+        ("\n  \nx,y\n1,2\n", {"label_column": "label"}, r"d\.csv:3: no label column 'label'"),
+        ("\n\nlabel\n0\n", {"label_column": "label"}, r"d\.csv:3: the file has no feature columns"),
     ],
 )
 def test_load_csv_format_errors(tmp_path, text, kwargs, pattern):
