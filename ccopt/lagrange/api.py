@@ -41,6 +41,7 @@ from ccopt.exceptions import (
     InfeasibleConstraintsError,
     InvalidParameterError,
 )
+from ccopt.lagrange._medoids import MedoidFinder
 from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import (
@@ -429,23 +430,6 @@ def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, re
     return _Route(oracle, initial_upper, initial_labels, upper_bound, operator)
 
 
-def kmedoids_cost(distances: np.ndarray, labels: np.ndarray) -> float:
-    """k-medoids objective of a labelling: each cluster served by its best member."""
-    total = 0.0
-    for c in np.unique(labels):
-        members = np.flatnonzero(labels == c)
-        total += float(distances[np.ix_(members, members)].sum(axis=0).min())
-    return total
-
-
-def _medoids_of(distances: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    medoids = []
-    for c in np.unique(labels):
-        members = np.flatnonzero(labels == c)
-        medoids.append(members[np.argmin(distances[np.ix_(members, members)].sum(axis=0))])
-    return np.asarray(medoids)
-
-
 def pairwise_distances_checked(X: np.ndarray) -> np.ndarray:
     """Euclidean distance matrix, refusing past the memory bound with a clear message."""
     from scipy.spatial.distance import cdist
@@ -457,21 +441,22 @@ def pairwise_distances_checked(X: np.ndarray) -> np.ndarray:
 def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
     X, k = problem.X, problem.n_clusters
     distances = pairwise_distances_checked(X)
+    finder = MedoidFinder(distances)
     km_labels = _unconstrained_kmeans(X, k, rng).labels_
-    medoids = _medoids_of(distances, km_labels)
+    medoids = finder.medoids_and_cost(km_labels)[0]
     if medoids.size < k:
         # k-means leaves clusters empty when there are fewer distinct points than k; the
         # oracles and the repair need k medoids, and coincident objects serve as well.
         spare = np.setdiff1d(np.arange(problem.n_samples), medoids)
         medoids = np.concatenate([medoids, spare[:k - medoids.size]])
     initial_upper, initial_labels = _feasible_start(
-        problem, rng, deadline, lambda labels: kmedoids_cost(distances, labels),
+        problem, rng, deadline, finder.cost,
         np.argmin(distances[:, medoids], axis=1), distances[:, medoids],
     )
     operator = PairwiseOperator(problem.constraints, setting.epsilon)
-    start_medoids = _medoids_of(distances, initial_labels) if initial_labels is not None else medoids
+    start_medoids = finder.medoids_and_cost(initial_labels)[0] if initial_labels is not None else medoids
     if setting.method == "voronoi":
-        oracle = KMedoidsVoronoiOracle(distances, operator, medoids)
+        oracle = KMedoidsVoronoiOracle(distances, operator, medoids, finder=finder)
     elif setting.method == "lagrangian":
         oracle = KMedoidsLagrangianOracle(distances, k, operator, distances[:, start_medoids].min(axis=1))
     elif setting.method == "lp-dual":
@@ -484,7 +469,6 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
 
     repair = Repairer(problem.closure)
     backoff = _RepairBackoff()
-    last: dict = {}
 
     def upper_bound(solution):
         if not backoff.should_try():
@@ -500,11 +484,7 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
         backoff.record(result.feasible)
         if not result.feasible:
             return None
-        key = result.labels.tobytes()
-        if key not in last:  # repairs often land on the same labelling; cost it once
-            last.clear()
-            last[key] = kmedoids_cost(distances, result.labels)
-        return last[key], result.labels
+        return finder.cost(result.labels), result.labels
 
     return _Route(oracle, initial_upper, initial_labels, upper_bound, operator, distances)
 

@@ -75,7 +75,8 @@ from ccopt.exceptions import (
     InvalidParameterError,
     SolverError,
 )
-from ccopt.lagrange.api import _truth, impact_scores, kmedoids_cost, pairwise_distances_checked
+from ccopt.lagrange._medoids import MedoidFinder, kmedoids_cost
+from ccopt.lagrange.api import _truth, impact_scores, pairwise_distances_checked
 from ccopt.lagrange.repair import repair_labels
 from ccopt.lagrange.result import ImpactScoreResult, normalize_scores
 from ccopt.metrics import DetectionScores, detection_scores, wcss
@@ -527,22 +528,6 @@ def _cluster_means(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray | No
     return means / counts[:, None]
 
 
-def _medoids_and_cost(D: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
-    """Best member of every cluster (in sorted label order) and the resulting k-medoids cost."""
-    order = np.argsort(labels, kind="stable")
-    values, starts = np.unique(labels[order], return_index=True)
-    ends = np.append(starts[1:], labels.size)
-    medoids = np.empty(values.size, dtype=np.int64)
-    total = 0.0
-    for c, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
-        members = order[lo:hi]
-        sums = D[np.ix_(members, members)].sum(axis=0)
-        best = int(np.argmin(sums))
-        medoids[c] = members[best]
-        total += float(sums[best])
-    return medoids, total
-
-
 def _seed_medoids(D: np.ndarray, k: int, rng: np.random.Generator, start=None) -> np.ndarray:
     """k-medoids++: complete ``start`` (or one random object) to ``k`` distinct medoids.
 
@@ -616,10 +601,10 @@ def _repaired_descent(starts, assign, update, closure, rng: np.random.Generator,
 def _kmedoids_descent(D: np.ndarray, k: int, closure, rng: np.random.Generator, deadline: Deadline,
                       n_init: int, *, warm=None):
     """Constrained Voronoi iteration for k-medoids: k-medoids++ starts (the first from ``warm``)."""
-    first = _medoids_and_cost(D, warm)[0] if warm is not None else None
+    finder = MedoidFinder(D)
+    first = finder.medoids_and_cost(warm)[0] if warm is not None else None
     starts = (_seed_medoids(D, k, rng, first if run == 0 else None) for run in range(n_init))
-    return _repaired_descent(starts, lambda medoids: D[:, medoids], lambda labels: _medoids_and_cost(D, labels),
-                             closure, rng, deadline)
+    return _repaired_descent(starts, lambda medoids: D[:, medoids], finder.medoids_and_cost, closure, rng, deadline)
 
 
 def _mssc_descent(X: np.ndarray, k: int, closure, rng: np.random.Generator, deadline: Deadline,

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ccopt._sparse import membership
+from ccopt.lagrange._medoids import MedoidFinder, cluster_members
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
 
 __all__ = ["KMedoidsLagrangianOracle", "KMedoidsVoronoiOracle", "MSSCLloydOracle", "OracleSolution"]
@@ -191,22 +192,24 @@ class KMedoidsVoronoiOracle(_LloydTypeOracle):
     operator : PairwiseOperator
     initial_medoids : ndarray of int, shape (n_clusters,)
     max_inner_iter : int, default=50
+    finder : MedoidFinder, optional
+        Finds (and remembers) the medoids; pass the one the upper-bounding step uses, so
+        that the clusters the two meet are computed once.
     """
 
     def __init__(self, distances: np.ndarray, operator: PairwiseOperator, initial_medoids,
-                 max_inner_iter: int = 50):
+                 max_inner_iter: int = 50, finder: MedoidFinder | None = None):
         super().__init__(operator, len(initial_medoids), max_inner_iter)
         self.d = distances
         self.medoids = np.array(initial_medoids, dtype=np.int64)
+        self.finder = finder if finder is not None else MedoidFinder(distances)
 
     def cost(self) -> np.ndarray:
         return self.d[:, self.medoids]
 
     def refit(self, labels: np.ndarray) -> None:
-        for c in range(self.n_clusters):
-            members = np.flatnonzero(labels == c)
-            if members.size:
-                self.medoids[c] = members[np.argmin(self.d[np.ix_(members, members)].sum(axis=0))]
+        for c, members in zip(*cluster_members(labels), strict=True):
+            self.medoids[c] = self.finder.best(members)[0]
 
     def criterion(self, labels: np.ndarray) -> float:
         return float(self.d[np.arange(labels.size), self.medoids[labels]].sum())
