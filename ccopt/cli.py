@@ -19,6 +19,7 @@ import argparse
 import ast
 import contextlib
 import csv
+import dataclasses
 import importlib
 import logging
 import os
@@ -41,6 +42,7 @@ EXIT_OK, EXIT_UNEXPECTED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1,
 BENCHMARKS_ENV = "CCOPT_BENCHMARKS"
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
+_SCALERS = {"none": None, "standard": "StandardScaler", "minmax": "MinMaxScaler"}  # --scale
 
 _INPUT_HELP = """\
 input files:
@@ -146,6 +148,10 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group = parser.add_mutually_exclusive_group(required=constraints_required)
     group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
+    parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
+                        help="rescale the features before clustering: 'standard' (mean 0, standard "
+                             "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
+                             "features in different units otherwise weigh by their units")
     parser.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     parser.add_argument("--time-limit", type=_positive_float, metavar="S", help="time limit in seconds")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -286,12 +292,27 @@ def _check_outputs(args, options) -> dict:
     return outputs
 
 
+def _scaler(name: str):
+    """The scikit-learn scaler that --scale names (None for 'none'); fitted on DATA.csv, it also
+    rescales the --predict rows, so new objects are measured as the training ones were."""
+    if name == "none":
+        return None
+    from sklearn import preprocessing
+
+    return getattr(preprocessing, _SCALERS[name])()
+
+
 def _load_inputs(args):
-    """The data set and the constraints bound to it (None when none were given)."""
+    """The data set (features rescaled by --scale), the constraints bound to it (None when none
+    were given) and the fitted scaler (None without --scale)."""
     from ccopt.constraints import Constraints
     from ccopt.datasets import load_csv
 
     dataset = load_csv(args.data, label_column=args.label_column)
+    scaler = _scaler(args.scale)
+    if scaler is not None:
+        dataset = dataclasses.replace(dataset, X=scaler.fit_transform(dataset.X))
+        logger.info("%s: features rescaled (--scale %s)", args.data, args.scale)
     n = dataset.n_samples
     if args.n_clusters > n:
         raise InvalidParameterError(
@@ -312,7 +333,7 @@ def _load_inputs(args):
         where = args.constraints or args.constraint_matrix
         logger.info("%s: %d objects, %d features; %s: %d must-link, %d cannot-link", args.data, n,
                     dataset.n_features, where, constraints.n_ml, constraints.n_cl)
-    return dataset, constraints
+    return dataset, constraints, scaler
 
 
 def _save_figure(fig, path: Path) -> None:
@@ -348,7 +369,7 @@ def _open_output(path: Path):
 def _run_score(args) -> int:
     outputs = _check_outputs(args, (("out", "--out"), ("history", "--history"), ("plot", "--plot"),
                                     ("plot_convergence", "--plot-convergence")))
-    dataset, constraints = _load_inputs(args)
+    dataset, constraints, _ = _load_inputs(args)
     if len(constraints) == 0:
         raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
     from ccopt.lagrange import impact_scores
@@ -483,10 +504,12 @@ def _run_cluster(args) -> int:
             f"--algorithm {args.algorithm} needs the target cluster sizes: --sizes N1,N2,... "
             f"({args.n_clusters} integers adding up to the number of objects)."
         )
-    dataset, constraints = _load_inputs(args)
+    dataset, constraints, scaler = _load_inputs(args)
     # Read before the fit, which may be long: a bad --predict file fails at once.
     new_X = (None if args.predict is None
              else _load_new_rows(args.predict, dataset.feature_names, args.label_column, args.data))
+    if new_X is not None and scaler is not None:
+        new_X = scaler.transform(new_X)
     estimator = make_estimator(args.algorithm, args.n_clusters,
                                **{k: v for k, v in params.items() if k in accepted})
     estimator.fit(dataset.X, constraints=constraints)

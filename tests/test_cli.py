@@ -259,6 +259,48 @@ def test_cluster_predicts_new_rows_with_the_label_of_their_neighbours(files, cap
     assert "new.csv: 3 rows to the nearest centre" in text
 
 
+@pytest.mark.parametrize(("scale", "scaler"), [("standard", "StandardScaler"), ("minmax", "MinMaxScaler")])
+def test_scale_rescales_the_data_before_scoring(files, capsys, scale, scaler):
+    from sklearn import preprocessing
+
+    from ccopt import Constraints, impact_scores
+
+    X = files["X"] * np.array([1.0, 1000.0])  # the second feature in other units
+    data = _write(files["dir"] / "units.csv", "x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    out = files["dir"] / "scores.csv"
+    code, _, err = _run(["score", data, "--constraints", files["cons"], "-k", 2, "--criterion", "mssc",
+                         "--max-iter", 5, "--seed", 3, "--scale", scale, "-q", "--out", out], capsys)
+    assert code == 0, err
+    rescaled = getattr(preprocessing, scaler)().fit_transform(X)
+    api = impact_scores(rescaled, 2, constraints=Constraints.from_csv(files["cons"], n_samples=N),
+                        criterion="mssc", max_iter=5, random_state=3, progress=False)
+    with open(out, newline="") as handle:
+        by_row = {int(r["row"]): float(r["score"]) for r in csv.DictReader(handle)}
+    assert [by_row[row] for row in range(len(api.scores))] == pytest.approx(api.scores.tolist())
+
+
+def test_scale_rescales_predicted_rows_with_the_training_statistics(files, capsys):
+    from sklearn.preprocessing import StandardScaler
+
+    from ccopt.cluster import KMeans
+
+    X = files["X"] * np.array([1.0, 1000.0])  # the second feature in other units
+    data = _write(files["dir"] / "units.csv", "x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    rows = np.array([[11.0, -4000.0], [2.0, -3000.0], [10.0, -12000.0]])
+    new = _write(files["dir"] / "new.csv", "x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in rows))
+    predicted = files["dir"] / "new_labels.csv"
+    code, _, err = _run(["cluster", data, "-k", 2, "--algorithm", "kmeans", "--scale", "standard", "--seed", 1,
+                         "--predict", new, "--predict-out", predicted, "-q"], capsys)
+    assert code == 0, err
+    scaler = StandardScaler().fit(X)
+    expected = KMeans(2, random_state=1).fit(scaler.transform(X)).predict(scaler.transform(rows))
+    unscaled = KMeans(2, random_state=1).fit(X).predict(rows)
+    # The first row is nearer the other cluster in the original units: the test tells the two apart.
+    assert not np.array_equal(expected == expected[0], unscaled == unscaled[0])
+    with open(predicted, newline="") as handle:
+        assert [int(r["label"]) for r in csv.DictReader(handle)] == expected.tolist()
+
+
 def test_duplicate_rows_warn_on_one_line(files, capsys):
     dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n1,0,ML\n")
     code, _, err = _run(["cluster", files["data"], "--constraints", dup, "-k", 2, "--algorithm", "kmeans", "-q"],
