@@ -1,0 +1,56 @@
+"""The flagship example, ``examples/impact_score_iris.py``, runs and prints what it computes."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "impact_score_iris.py"
+
+
+@pytest.fixture(scope="module")
+def example():
+    spec = importlib.util.spec_from_file_location("impact_score_iris", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_default_run_scores_the_drawn_constraints_and_writes_both_figures(example, tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    import ccopt
+    from ccopt.datasets import load_iris
+    from ccopt.generators import noisy_constraints
+
+    try:
+        assert example.main(["--out", str(tmp_path)]) == 0
+    finally:
+        plt.close("all")
+    out = capsys.readouterr().out
+    # The protocol its docstring states: p = ceil(0.15 n), ceil(p / 3) of them wrong.
+    p = math.ceil(0.15 * 150)
+    assert f"Iris: n=150, k=3, {p} constraints" in out and f"{math.ceil(p / 3)} of them deliberately wrong" in out
+    iris = load_iris()
+    drawn = noisy_constraints(iris.labels, p, math.ceil(p / 3), random_state=0)
+    direct = ccopt.impact_scores(iris.X, 3, constraints=drawn.constraints, max_iter=1000, time_limit=50.0,
+                                 random_state=0, erroneous=drawn.erroneous, progress=False)
+    # Same bounds and detection as the library call it wraps (the run's timing line aside).
+    for line in direct.summary().splitlines():
+        if not line.startswith("status="):
+            assert line in out
+    assert direct.table().splitlines()[0] in out
+    for name in ("iris_convergence.png", "iris_constraints.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_options_change_the_protocol_and_no_plots_writes_nothing(example, tmp_path, capsys):
+    assert example.main(["--seed", "2", "--fraction", "0.2", "--criterion", "mssc", "--max-iter", "30",
+                         "--no-plots", "--out", str(tmp_path / "figures")]) == 0
+    out = capsys.readouterr().out
+    assert "Iris: n=150, k=3, 30 constraints" in out and "10 of them deliberately wrong" in out
+    assert "criterion=mssc" in out and "figures:" not in out
+    assert not (tmp_path / "figures").exists()
