@@ -54,3 +54,33 @@ def test_options_change_the_protocol_and_no_plots_writes_nothing(example, tmp_pa
     assert "Iris: n=150, k=3, 30 constraints" in out and "10 of them deliberately wrong" in out
     assert "criterion=mssc" in out and "figures:" not in out
     assert not (tmp_path / "figures").exists()
+
+
+def test_clean_then_cluster_drops_what_the_score_flags(tmp_path, capsys):
+    import numpy as np
+
+    import ccopt
+    from ccopt.cluster import COPKMeans
+    from ccopt.datasets import load_iris
+    from ccopt.generators import noisy_constraints
+    from ccopt.metrics import adjusted_rand_score
+
+    spec = importlib.util.spec_from_file_location("clean_then_cluster", EXAMPLE.with_name("clean_then_cluster.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--dataset", "iris", "--constraints", "30", "--wrong", "8", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    iris = load_iris()
+    X = module.standardise(iris.X)
+    assert np.allclose(X.mean(axis=0), 0) and np.allclose(X.std(axis=0), 1)
+    drawn = noisy_constraints(iris.labels, 30, 8, random_state=1)
+    flagged = np.asarray(ccopt.impact_scores(X, 3, constraints=drawn.constraints, random_state=1,
+                                             progress=False).predicted_erroneous)
+    wrong = np.asarray(drawn.erroneous)
+    cleaned = COPKMeans(3, random_state=1).fit(X, constraints=drawn.constraints.subset(~flagged)).labels_
+    row = next(line for line in out.splitlines() if line.startswith("COP-kmeans, flagged ones dropped"))
+    assert float(row.split()[-3]) == round(adjusted_rand_score(iris.labels, cleaned), 3)
+    all_hard = next(line for line in out.splitlines() if line.startswith("COP-kmeans, all constraints"))
+    assert int(all_hard.split()[-2]) == 0  # hard constraints: none violated
+    assert (f"flagged {int(flagged.sum())} constraints, {int((flagged & wrong).sum())} of them wrong; "
+            f"it kept {int((~flagged & wrong).sum())} of the 8 wrong ones") in out
