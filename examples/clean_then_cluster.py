@@ -25,6 +25,7 @@ import sys
 import time
 
 import numpy as np
+from sklearn.preprocessing import StandardScaler
 
 import ccopt
 from ccopt.cluster import BHKMeans, COPKMeans, KMeans
@@ -46,16 +47,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def standardise(X: np.ndarray) -> np.ndarray:
-    """Mean 0 and standard deviation 1 per feature: Wine's features come in very different units."""
-    sd = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     data = DATASETS[args.dataset]()
-    X, y, k = standardise(data.X), data.labels, data.n_clusters
+    # Mean 0 and standard deviation 1 per feature: Wine's features come in very different units.
+    X, y, k = StandardScaler().fit_transform(data.X), data.labels, data.n_clusters
     drawn = noisy_constraints(y, args.constraints, args.wrong, random_state=args.seed)
     cons, wrong = drawn.constraints, np.asarray(drawn.erroneous)
     print(f"{data.name}: n={X.shape[0]}, k={k}, {len(cons)} constraints, {int(wrong.sum())} of them wrong\n")
