@@ -125,7 +125,35 @@ class History:
 
 @dataclass
 class SubgradientOutcome:
-    """What :func:`run_subgradient` returns."""
+    """What :func:`run_subgradient` returns.
+
+    Attributes
+    ----------
+    best_multipliers : Multipliers
+        The multipliers of the largest lower bound (Algorithm 1's ``eta_best``, ...).
+    lower_bound : float
+        The largest Lagrangian value kept; ``-inf`` if none was.
+    upper_bound : float
+        The best feasible value ``Z*`` at the end.
+    best_labels : ndarray of int or None
+        The feasible labelling of ``upper_bound``.
+    lower_labels : ndarray of int or None
+        The oracle's labelling at ``lower_bound``.
+    status : Status
+        ``optimal``, ``iteration_limit``, ``time_limit``, ``stagnation`` or ``interrupted``.
+    n_iter : int
+        Completed iterations (rows of ``history``).
+    history : History
+        One row per iteration.
+    seconds : float
+        Wall-clock time of the loop.
+    lower_is_bound : bool
+        Whether every oracle value was a proven lower bound.
+    average_multipliers : Multipliers or None
+        Mean of the iterates over about the last half of the run (``average_tail=True``).
+    best_oracle_multipliers : dict of str to ndarray
+        The oracle's own multiplier families at ``lower_bound``.
+    """
 
     best_multipliers: Multipliers
     lower_bound: float
@@ -281,9 +309,10 @@ class _Run:
     # -- the multiplier update of Algorithm 1
     def update(self, solution: OracleSolution, iteration: int) -> float:
         alpha = 1.0 / math.sqrt(iteration)
-        if not math.isfinite(solution.value):
-            # A MIP stopped before proving any bound has no value: an infinite step would
-            # leave the multipliers at -inf and NaN.
+        if not math.isfinite(solution.value) or not math.isfinite(self.ub):
+            # A MIP stopped before proving any bound has no value, and without a feasible
+            # solution there is no Z*: an infinite step would leave the multipliers at -inf
+            # and NaN.
             return 0.0
         # A heuristic oracle can overshoot the upper bound; keep the step pointing uphill.
         numerator = max(self.ub - solution.value, 1e-9 * max(1.0, abs(self.ub)))
@@ -326,7 +355,8 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
         Starting multipliers (Algorithm 1 starts from zero); updated in place.
     config : SubgradientConfig
     initial_upper : float
-        Value of the best available feasible solution (``Z*``).
+        Value of the best available feasible solution (``Z*``); ``math.inf`` if none is
+        known, and then the multipliers stay where they are until ``upper_bound`` finds one.
     initial_labels : ndarray or None
         That solution.
     upper_bound : callable, optional

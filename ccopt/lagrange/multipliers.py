@@ -131,8 +131,9 @@ class PairwiseOperator:
 
         Parameters
         ----------
-        x : ndarray of shape (n_samples, K), or int labels of shape (n_samples,)
-            Assignment (possibly fractional); labels mean a 0/1 assignment.
+        x : ndarray of shape (n_samples, K)
+            Assignment (possibly fractional). For int labels of shape (n_samples,) use
+            :meth:`subgradient_from_labels`; labels here raise ``TypeError``.
         """
         eps = self.epsilon
         if x.ndim == 1:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ccopt.constraints import Constraints
+from ccopt.exceptions import InvalidParameterError
 from ccopt.lagrange.driver import History
 from ccopt.lagrange.multipliers import Multipliers
 from ccopt.metrics import DetectionScores
@@ -21,8 +22,23 @@ def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
 
     Normalised scores lie in [0, 1]; 1 marks the most suspicious constraint of its kind.
     A kind whose scores are all 0 stays at 0.
+
+    Parameters
+    ----------
+    scores : array-like of float, shape (m,)
+        Impact scores, ``<= 0``.
+    ml_mask : array-like of bool, shape (m,)
+        True for the must-links (0/1 values are read as False/True).
+
+    Returns
+    -------
+    ndarray of shape (m,)
     """
     scores = np.asarray(scores, dtype=np.float64)
+    ml_mask = np.asarray(ml_mask, dtype=bool)
+    if ml_mask.shape != scores.shape:
+        raise InvalidParameterError(
+            f"ml_mask must have one entry per score ({scores.size}), got shape {ml_mask.shape}.")
     out = np.zeros_like(scores)
     for mask in (ml_mask, ~ml_mask):
         if mask.any():
@@ -44,6 +60,7 @@ class ImpactScoreResult:
     Attributes
     ----------
     constraints : Constraints
+        The validated constraints (duplicate rows merged; ``given_index`` maps back).
     scores : ndarray of shape (n_given,)
         Impact score of every constraint; ``<= 0``. Negative: likely erroneous.
     normalized_scores : ndarray of shape (n_given,)
@@ -52,14 +69,15 @@ class ImpactScoreResult:
         Threshold on the normalised scores: predicted erroneous iff ``normalized > tau``
         (``tau = 0`` is the paper's rule "score < 0").
     predicted_erroneous : ndarray of bool, shape (n_given,)
+        ``normalized_scores > tau``.
     lower_bound, upper_bound : float
-        Best Lagrangian value and best feasible objective.
+        Best Lagrangian value and best feasible objective (``-inf`` / ``inf`` when none).
     lower_is_bound : bool
         Whether ``lower_bound`` is a proven lower bound on the constrained optimum (the
         ``lagrangian``, ``lp``, ``exact`` and ``lp-dual`` methods); the heuristic oracles
         (``voronoi`` and the MSSC route) only estimate it.
     gap : float
-        ``(upper - lower) / |upper|``.
+        ``(upper - lower) / |upper|``; ``inf`` unless both bounds are finite.
     multipliers : Multipliers
         The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
         ``constraints.cl_indices`` and ``constraints.ml_indices``).
@@ -75,9 +93,13 @@ class ImpactScoreResult:
     set_score : float
         ``I(C)``, the sum of the scores (Sec. 4.4).
     status : Status
+        Why the computation stopped (``optimal`` when the gap tolerance was met).
     n_iter : int
+        Iterations done (rows of ``history``; one LP solve for ``lp-dual``).
     seconds : float
+        Wall-clock time of the whole call.
     criterion, method, score_from : str
+        The options the scores were computed with.
     detection : DetectionScores or None
         When the truth was given (``labels_true`` or ``erroneous``).
     erroneous : ndarray of bool or None
