@@ -4,4 +4,5 @@ import sys
 
 from ccopt.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (pydoc, doctest collection) must not exit
+    sys.exit(main())

@@ -15,11 +15,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ccopt.config import config_context, get_config
 from ccopt.exceptions import InvalidParameterError
 
 __all__ = ["keyed_seed", "parallel_imap", "parallel_map", "root_seed", "task_seeds"]
 
-_BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+_BACKENDS = ("loky", "threading", "dask")
+# Backends whose workers are other processes: they start with the default ccopt settings.
+_PROCESS_BACKENDS = ("loky", "dask")
 
 
 def root_seed(random_state) -> int:
@@ -92,7 +95,7 @@ def keyed_seed(root: int, key: str) -> int:
 def _check_n_jobs(n_jobs) -> int:
     if n_jobs is None:
         return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
         raise InvalidParameterError(
             f"n_jobs must be a positive number of workers or -1 (all cores), got {n_jobs!r}."
         )
@@ -102,6 +105,12 @@ def _check_n_jobs(n_jobs) -> int:
 def _check_backend(backend) -> str | None:
     if backend is None:
         return None
+    if backend == "multiprocessing":
+        # joblib's multiprocessing backend cannot return results as they finish.
+        raise InvalidParameterError(
+            "backend='multiprocessing' cannot hand back results as they finish; use "
+            "backend='loky' (worker processes too) or 'threading'."
+        )
     if backend not in _BACKENDS:
         valid = ", ".join(repr(b) for b in _BACKENDS)
         raise InvalidParameterError(f"Unknown backend {backend!r}; valid values are {valid} or None.")
@@ -127,6 +136,18 @@ def _numbered(function: Callable, position: int, task) -> tuple:
     return position, function(task)
 
 
+class _WithConfig:
+    """``function`` run under the caller's ccopt settings (a new worker process has the defaults)."""
+
+    def __init__(self, function: Callable, config: dict):
+        self.function = function
+        self.config = config
+
+    def __call__(self, task):
+        with config_context(**self.config):
+            return self.function(task)
+
+
 def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int | None = 1,
                   backend: str | None = None, progress: bool | str = False,
                   desc: str = "tasks", ordered: bool = True) -> Iterator:
@@ -145,10 +166,11 @@ def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int
     n_jobs : int or None, default=1
         Number of workers; ``-1`` uses all cores; 1 (or None) without a backend runs in this
         process.
-    backend : {"loky", "threading", "multiprocessing", "dask"} or None, default=None
+    backend : {"loky", "threading", "dask"} or None, default=None
         A joblib backend; None means "loky" when ``n_jobs != 1``. "dask" needs
         ``pip install 'ccopt[dask]'`` and a running ``dask.distributed.Client``; the tasks
-        then run on that cluster's workers.
+        then run on that cluster's workers. Workers in other processes run under the
+        caller's :func:`ccopt.get_config` settings.
     progress : bool or "always", default=False
         Progress bar (on a terminal only unless "always").
     desc : str, default="tasks"
@@ -167,13 +189,25 @@ def parallel_imap(function: Callable, tasks: Sequence | Iterable, *, n_jobs: int
     Raises
     ------
     InvalidParameterError
-        Bad ``n_jobs`` or ``backend``, or ``backend="dask"`` without dask or without a client.
+        Bad ``n_jobs``, ``backend`` or ``progress``, or ``backend="dask"`` without dask or
+        without a client.
     """
-    from ccopt._progress import progress_bar
+    from ccopt._progress import check_progress
 
+    # Checked here, not in the generator below, so a bad option raises at the call.
     tasks = list(tasks)
     n_jobs = _check_n_jobs(n_jobs)
     backend = _check_backend(backend)
+    check_progress(progress)
+    if (n_jobs != 1 or backend is not None) and (backend or "loky") in _PROCESS_BACKENDS:
+        function = _WithConfig(function, get_config())
+    return _imap(function, tasks, n_jobs, backend, progress, desc, ordered)
+
+
+def _imap(function: Callable, tasks: list, n_jobs: int, backend: str | None, progress: bool | str,
+          desc: str, ordered: bool) -> Iterator:
+    from ccopt._progress import progress_bar
+
     bar = progress_bar(len(tasks), enabled=progress, desc=desc, unit="task")
     try:
         if n_jobs == 1 and backend is None:

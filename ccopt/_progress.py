@@ -6,7 +6,15 @@ import sys
 
 from tqdm.auto import tqdm
 
-__all__ = ["progress_bar"]
+from ccopt.exceptions import InvalidParameterError
+
+__all__ = ["check_progress", "progress_bar"]
+
+
+def check_progress(enabled) -> None:
+    """Refuse a string other than "always": any string is truthy, so "never" would show the bar."""
+    if isinstance(enabled, str) and enabled != "always":
+        raise InvalidParameterError(f"progress must be True, False or 'always', got {enabled!r}.")
 
 
 def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "", unit: str = "it"):
@@ -21,7 +29,13 @@ def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "
         ``False`` hides it.
     desc, unit : str
         Passed to tqdm.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``enabled`` is a string other than "always".
     """
+    check_progress(enabled)
     if enabled == "always":
         disable = False
     elif enabled:

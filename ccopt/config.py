@@ -72,7 +72,7 @@ def config_context(**settings) -> Iterator[None]:
     try:
         yield
     finally:
-        _config.clear()
+        # No clear() first: another thread reading a setting meanwhile must find it.
         _config.update(saved)
 
 

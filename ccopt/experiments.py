@@ -510,7 +510,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         configuration). None keeps the results in memory only.
     n_jobs : int or None, default=1
         Parallel workers (``-1``: all cores). The rows do not depend on it.
-    backend : {"loky", "threading", "multiprocessing", "dask"} or None, default=None
+    backend : {"loky", "threading", "dask"} or None, default=None
         joblib backend; "dask" runs the tasks on the workers of the running
         ``dask.distributed.Client`` (``pip install 'ccopt[dask]'``).
     resume : bool, default=True
@@ -607,7 +607,6 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         "n_jobs": n_jobs,
         "backend": backend,
     }
-    log = _CsvLog(path, header, rows) if path is not None else None
 
     todo = [i for i, key in enumerate(keys) if key not in done]
     n_skipped = len(configs) - len(todo)
@@ -623,6 +622,8 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     # task that may yet fail or be interrupted.
     results = parallel_imap(_call_task, payloads, n_jobs=n_jobs, backend=backend, progress=progress,
                             desc=meta["name"], ordered=False)
+    # After parallel_imap has checked n_jobs, backend and progress: a bad option leaves no file.
+    log = _CsvLog(path, header, rows) if path is not None else None
     try:
         for position, (result, seconds, error) in results:
             i = todo[position]

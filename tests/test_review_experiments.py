@@ -169,3 +169,15 @@ def test_hand_built_dataset_refuses_constraint_sets_that_do_not_fit_its_data():
         Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": [(0, 1)]})
     ok = Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": Constraints.from_pairs(ml=[(0, 3)])})
     assert len(ok.constraint_sets["p"]) == 1
+
+
+@pytest.mark.parametrize("options", [{"n_jobs": 0}, {"backend": "multiprocessing"}, {"progress": "never"}])
+def test_a_bad_run_option_leaves_no_results_file(tmp_path, options):
+    out = tmp_path / "results.csv"
+    with pytest.raises(InvalidParameterError):
+        run_experiment([{"a": 1}], _one_row, out, **options)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _one_row(config):
+    return {"x": config["a"]}
