@@ -74,8 +74,12 @@ def check_problem(problem) -> ClusteringProblem:
     return problem
 
 
-def check_pairwise(pairwise: str, epsilon) -> float:
-    """Validate the pairwise mode and return the right-hand-side slack it implies."""
+def check_pairwise(pairwise: str, epsilon, *, exact_hint: bool = True) -> float:
+    """Validate the pairwise mode and return the right-hand-side slack it implies.
+
+    ``exact_hint`` adds "use pairwise='exact'" to the error on ``epsilon``: False for the
+    callers that have no ``pairwise`` parameter (the Lagrangian needs the epsilon rows).
+    """
     check_choice(pairwise, "pairwise", PAIRWISE_MODES)
     if pairwise != "epsilon":
         return 0.0
@@ -83,10 +87,8 @@ def check_pairwise(pairwise: str, epsilon) -> float:
         raise InvalidParameterError(f"epsilon must be a real number in ]0, 1[, got {epsilon!r}.")
     epsilon = float(epsilon)
     if not 0.0 < epsilon < 1.0:
-        raise InvalidParameterError(
-            f"epsilon must lie strictly between 0 and 1, got {epsilon}; use pairwise='exact' "
-            "for the rows without slack."
-        )
+        hint = "; use pairwise='exact' for the rows without slack" if exact_hint else ""
+        raise InvalidParameterError(f"epsilon must lie strictly between 0 and 1, got {epsilon}{hint}.")
     return epsilon
 
 

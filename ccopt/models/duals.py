@@ -28,11 +28,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyomo.environ as pyo
 
+from ccopt._validation import check_time_limit
 from ccopt.exceptions import InvalidParameterError, SolverError
 from ccopt.models._common import assignment_matrix, assignment_var
 from ccopt.models.kmedoids import build_kmedoids_model
 from ccopt.problem import ClusteringProblem
-from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, SolveResult, solve
+from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, SolveResult, check_solver, solve
 from ccopt.status import Status
 
 __all__ = ["LPDuals", "PairwiseDuals", "read_pairwise_duals", "solve_lp_duals"]
@@ -142,7 +143,10 @@ def read_pairwise_duals(model) -> PairwiseDuals:
     """
     suffix = model.component("dual")
     if not isinstance(suffix, pyo.Suffix):
-        raise InvalidParameterError("The model has no 'dual' Suffix; build it with relax=True.")
+        raise InvalidParameterError(
+            "The model has no 'dual' Suffix; build it with relax=True (build_kmedoids_model: the "
+            "relaxed MSSC programs are not LPs and get no Suffix)."
+        )
     if model.component("cl_rows") is None:
         raise InvalidParameterError("The model has no pairwise rows (built with pairwise='none'?).")
     n_clusters = len(assignment_var(model)[1])
@@ -204,9 +208,17 @@ def solve_lp_duals(problem: ClusteringProblem, *, epsilon: float = 0.5, solver: 
 
     Raises
     ------
+    SolverNotAvailableError
+        Unknown or uninstalled ``solver`` (before the model is built).
+    InvalidParameterError
+        A bad ``time_limit`` or ``epsilon`` (before the model is built).
     SolverError
         If the LP was not solved to optimality (duals of a non-optimal LP are meaningless).
     """
+    # Checked before building: the model has n^2 columns, and a missing solver or a bad time
+    # limit should not wait for it (nor be hidden by its memory bound).
+    check_solver(solver)
+    check_time_limit(time_limit)
     model = build_kmedoids_model(problem, pairwise="epsilon", epsilon=epsilon, relax=True,
                                  distances=distances)
     result = solve(model, solver, time_limit=time_limit)

@@ -119,7 +119,9 @@ def build_lagrangian_model(problem: ClusteringProblem, *, base: str = "kmedoids"
     -0.5
     """
     check_choice(base, "base", _BASES)
-    data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon), rows=False)
+    check_choice(form, "form", mssc.MSSC_FORMS)
+    data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon, exact_hint=False),
+                     rows=False)
     if base == "kmedoids":
         m = kmedoids.build_from_data(data, relax, distances)
         if relax:
@@ -129,7 +131,6 @@ def build_lagrangian_model(problem: ClusteringProblem, *, base: str = "kmedoids"
     else:
         if distances is not None:
             raise InvalidParameterError("distances apply to base='kmedoids' only; MSSC uses X.")
-        check_choice(form, "form", mssc.MSSC_FORMS)
         m = mssc.build_from_data(data, form, relax, symmetry_breaking)
     with PauseGC():  # see kmedoids.build_from_data
         declare_lagrangian(m)
