@@ -315,7 +315,10 @@ def detection_scores(erroneous, predicted_erroneous, *, zero_division: float = 0
 
 
 def _as_bool(values, name: str, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise InvalidParameterError(f"{name} could not be read as a 1-D array: {exc}") from exc
     if arr.ndim != 1:
         raise InvalidParameterError(f"{name} must be 1-D, got shape {arr.shape}.")
     if n is not None and arr.shape[0] != n:

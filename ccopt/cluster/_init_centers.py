@@ -27,10 +27,12 @@ __all__ = ["kmeanspp", "squared_distances"]
 def kmeanspp(X, k: int, rng: np.random.Generator, sample_weight=None, *, return_indices: bool = False):
     """k-means++ seeding (Arthur and Vassilvitskii 2007) on weighted points.
 
-    The first centre is drawn with probability proportional to the weight, each further
-    centre with probability proportional to ``weight * D(x)^2`` (D = distance to the
-    nearest centre chosen so far), using scikit-learn's greedy variant
-    (:func:`sklearn.cluster.kmeans_plusplus`, ``2 + log(k)`` local trials per centre).
+    The first centre is drawn with probability proportional to the weight. Each further
+    centre follows scikit-learn's greedy variant (:func:`sklearn.cluster.kmeans_plusplus`):
+    ``2 + log(k)`` candidates are drawn with probability proportional to
+    ``weight * D(x)^2`` (D = distance to the nearest centre chosen so far) and the one
+    leaving the smallest potential ``sum weight * D(x)^2`` is kept, so the centre itself is
+    not distributed as ``weight * D(x)^2`` (the original k-means++ draws one candidate).
 
     Parameters
     ----------
