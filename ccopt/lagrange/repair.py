@@ -72,6 +72,10 @@ class Repairer:
             (np.ones(2 * len(cl)), (np.concatenate([cl[:, 0], cl[:, 1]]), np.concatenate([cl[:, 1], cl[:, 0]]))),
             shape=(n_super, n_super),
         )
+        # Row of every adjacency entry. Distinct cannot-links can join the same two
+        # super-instances (two members of a must-link group cannot-linked to one object);
+        # the adjacency holds such a pair once, and so must the conflict counts below.
+        self._rows = np.repeat(np.arange(n_super), np.diff(self.adjacency.indptr))
 
     def __call__(self, labels: np.ndarray, cost: np.ndarray, rng: np.random.Generator, *,
                  deadline: Deadline | None = None, max_moves: int | None = None,
@@ -85,8 +89,9 @@ class Repairer:
 
         cl = closure.cl_pairs
         indptr, neighbours = self.adjacency.indptr, self.adjacency.indices
-        same = super_labels[cl[:, 0]] == super_labels[cl[:, 1]]
-        n_conflicts = np.bincount(np.concatenate([cl[same, 0], cl[same, 1]]), minlength=n_super)
+        # n_conflicts[s]: distinct cannot-link partners of s in its cluster (updated per move).
+        rows = self._rows
+        n_conflicts = np.bincount(rows[super_labels[rows] == super_labels[neighbours]], minlength=n_super)
 
         if max_moves is None:
             # Random moves either settle quickly or wander (even on a forest with k = 2);
@@ -133,8 +138,11 @@ class Repairer:
                 super_labels, message = found, ""
             elif infeasible:
                 message += f"; the complete backtracking search proved that no labelling into {k} clusters exists"
+            elif deadline is not None and deadline.expired():
+                message += "; the time limit ran out during the backtracking search"
             else:
-                message += "; the backtracking search found no feasible labelling within its limits"
+                message += (f"; the backtracking search stopped at its limit of max_search_nodes={max_search_nodes} "
+                            "nodes without finding a feasible labelling")
         super_labels = _fill_empty(super_labels, member_cost, k, self.adjacency)
         out = closure.expand(super_labels)
         feasible = not message and np.unique(out).size == k
