@@ -43,7 +43,9 @@ class KMedoidsModelOracle:
     The model is built once (:func:`ccopt.models.build_lagrangian_model`); each call sets
     the multipliers in place (:func:`ccopt.models.set_multipliers`) and re-solves on a
     :class:`ccopt.solvers.PersistentSolver`, which with HiGHS pushes only the changed costs
-    and warm-starts the LP from the previous basis.
+    and warm-starts the LP from the previous basis. The value is the optimal LP objective,
+    or the MIP's proven dual bound; a solve that proves none (an LP cut short by the time
+    limit, a MIP without a dual bound) gives ``-inf``, a trivial bound.
 
     Parameters
     ----------
@@ -91,19 +93,23 @@ class KMedoidsModelOracle:
         x = self.solver.values(self._z).reshape(self.op.n_samples, -1)
         if np.isnan(x).any():
             raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
+        # Without a proven value: -inf, a trivial bound, so the driver keeps its best proven
+        # bound and makes no step. The solution's own value lies above the minimum of (10):
+        # kept as the best, it would replace the run's proven bounds.
         if self.integer:
             # Only the dual bound is proven: "optimal" means within the solver's relative MIP
             # gap (HiGHS: 1e-4), so the incumbent can lie above the minimum of (10). A solver
             # that reports no bound gets the incumbent as one from ccopt.solvers only when no
             # gap was allowed; otherwise there is no bound.
-            value = result.bound
-            is_bound = value is not None
-            value = float(value) if value is not None else -math.inf
+            value = float(result.bound) if result.bound is not None else -math.inf
         else:
-            value, is_bound = float(result.objective), result.status is Status.OPTIMAL
+            # Only an optimal LP's objective is the minimum: an LP cut short by the time limit
+            # stops at a feasible point of (10) (ccopt.solvers may even report that point's
+            # objective as its bound).
+            value = float(result.objective) if result.status is Status.OPTIMAL else -math.inf
         medoids = _open_medoids(self.solver.values(self._y), self.n_clusters)
         labels = medoids[np.argmax(x[:, medoids], axis=1)]
-        return OracleSolution(value, labels, self.op.subgradient(x), is_bound=is_bound, open_clusters=medoids)
+        return OracleSolution(value, labels, self.op.subgradient(x), is_bound=True, open_clusters=medoids)
 
 
 def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,

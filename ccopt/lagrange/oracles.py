@@ -10,8 +10,8 @@ The subgradient driver (:mod:`ccopt.lagrange.driver`) only talks to this interfa
   solver: the assignment rows of the p-median form are relaxed too, so the subproblem
   splits per candidate medoid (pick the ``k`` most negative column sums). By the
   integrality property of that subproblem its dual reaches the LP bound.
-* :class:`KMedoidsLPOracle` and :class:`KMedoidsExactOracle` (in :mod:`ccopt.lagrange.lp_oracles`)
-  re-solve the Pyomo model of (10) through :mod:`ccopt.solvers`.
+* :class:`~ccopt.lagrange.lp_routes.KMedoidsModelOracle` (in :mod:`ccopt.lagrange.lp_routes`)
+  re-solves the Pyomo model of (10), LP or integer, through :mod:`ccopt.solvers`.
 """
 
 from __future__ import annotations
@@ -251,21 +251,26 @@ def _fill_empty_clusters(labels: np.ndarray, cost: np.ndarray, k: int) -> np.nda
 class KMedoidsLagrangianOracle:
     """Vectorised k-medoids lower bound with the assignment rows relaxed as well.
 
-    The p-median form (DESIGN.md) has ``z[i, j]`` (object ``i`` served by medoid ``j``),
-    ``y[j]``, rows ``sum_j z[i, j] = 1``, ``z[i, j] <= y[j]``, ``sum_j y[j] = k``. Relaxing
+    The p-median form (:mod:`ccopt.models.kmedoids`) has ``z[i, j]`` (object ``i`` served
+    by medoid ``j``), ``y[j]``, rows ``sum_j z[i, j] = 1``, ``z[i, j] <= y[j]`` (``i != j``),
+    ``z[j, j] = y[j]`` (a medoid belongs to its own cluster), ``sum_j y[j] = k``. Relaxing
     the assignment rows with free multipliers ``mu`` in addition to the pairwise rows gives
 
     .. math::
 
         L(\\mu, \\eta, \\lambda, \\gamma) = \\sum_i \\mu_i + C(\\eta, \\lambda, \\gamma)
             + \\min_{|S| = k} \\sum_{j \\in S} \\rho_j, \\qquad
-        \\rho_j = \\sum_i \\min(0, d_{ij} + P_{ij} - \\mu_i),
+        \\rho_j = r_{jj} + \\sum_{i \\ne j} \\min(0, r_{ij}), \\quad
+        r_{ij} = d_{ij} + P_{ij} - \\mu_i,
 
     so the subproblem is a column sum and a partial sort: choose the ``k`` candidate
-    medoids with the most negative ``rho``. The subproblem has the integrality property,
-    hence the maximum over all multipliers equals the LP relaxation bound of (2)-(5) with
-    the epsilon rows — the bound of the paper's LP route — without an LP solver. Every
-    value is a valid lower bound on the k-medoids optimum.
+    medoids with the most negative ``rho``. An open medoid pays its own reduced cost
+    ``r_jj`` whatever its sign (the diagonal row ``z[j, j] = y[j]``; without it the
+    maximum can stay below the LP bound, as measured with ``epsilon = 0.2``). The
+    subproblem has the integrality property, hence the maximum over all multipliers equals
+    the LP relaxation bound of (2)-(5) with the epsilon rows — the bound of the paper's LP
+    route — without an LP solver. Every value is a valid lower bound on the k-medoids
+    optimum.
 
     Parameters
     ----------
@@ -294,16 +299,27 @@ class KMedoidsLagrangianOracle:
 
     def solve(self, mult: Multipliers) -> OracleSolution:
         mu = self.extra["mu"]
-        reduced = self.d + self.op.penalty(mult) - mu[:, None]
+        # In place on the new array penalty() returns, and ``negative`` reused for ``z``: two
+        # n x n temporaries fewer, same values bit for bit (n = 2,000: 29 ms a step instead
+        # of 33 ms, peak 73 MB instead of 103 MB).
+        reduced = self.op.penalty(mult)
+        reduced += self.d
+        reduced -= mu[:, None]
         negative = np.minimum(reduced, 0.0)
+        # z[j, j] = y[j]: an open medoid serves itself whatever the sign of r_jj.
+        negative.flat[::reduced.shape[0] + 1] = reduced.diagonal()
         rho = negative.sum(axis=0)
         k = self.n_clusters
         medoids = np.argpartition(rho, k - 1)[:k] if k < rho.size else np.arange(rho.size)
         value = float(mu.sum() + self.op.constant(mult) + rho[medoids].sum())
-        z = np.zeros_like(reduced)
+        z = negative
+        z.fill(0.0)
         z[:, medoids] = reduced[:, medoids] < 0.0
+        z[medoids, medoids] = 1.0
         g_mu = 1.0 - z.sum(axis=1)
-        # A labelling for the repair step: each object to the open medoid of least reduced cost.
+        # A labelling for the repair step: each medoid in its own cluster, every other object
+        # to the open medoid of least reduced cost.
         labels = medoids[np.argmin(reduced[:, medoids], axis=1)]
+        labels[medoids] = medoids
         return OracleSolution(value, labels, self.op.subgradient(z), {"mu": g_mu}, is_bound=True,
                               open_clusters=np.sort(medoids))
