@@ -213,7 +213,7 @@ class SolveResult:
         Objective of the loaded solution (None when no solution was found).
     bound : float or None
         Best proven bound (for minimisation a lower bound); for an optimal LP equal to the
-        objective.
+        objective, for an LP stopped early (time or iteration limit) None.
     wall_time : float
         Seconds spent in the call, hand-off included.
     solver : str
@@ -1235,6 +1235,10 @@ class PersistentSolver:
         self._n_solves += 1
         self._changed_bounds = None
         status, objective, bound, termination, has_solution, timing = result
+        if status is not Status.OPTIMAL and self.name != MATRIX_SOLVER and not self._model_is_mip():
+            # An LP stopped early proves nothing, though APPSI reports the value of the point
+            # it stopped at as its bound (highs_matrix already leaves it out).
+            bound = None
         result = SolveResult(status, objective, bound, time.perf_counter() - start, self.name,
                              termination, has_solution, timing)
         return _require(result, require_solution)

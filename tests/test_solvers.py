@@ -136,6 +136,18 @@ def test_time_limited_mip_returns_its_incumbent(solver):
     assert result.wall_time < 20
 
 
+@pytest.mark.parametrize(("model", "kept"), [(small_lp, False), (knapsack, True)])
+def test_an_lp_stopped_early_reports_no_bound(monkeypatch, model, kept):
+    """APPSI HiGHS gives a time-limited LP the value of the point it stopped at as its bound:
+    that point lies above the LP's minimum, so it proves nothing. A MIP's dual bound stays."""
+    stopped = (Status.TIME_LIMIT, 5.0, 5.0, "maxTimeLimit", True, {})
+    monkeypatch.setattr(PersistentSolver, "_solve_new", lambda self, time_limit: stopped)
+    monkeypatch.setattr(PersistentSolver, "_solve_legacy", lambda self, time_limit: stopped)
+    result = PersistentSolver(model(), "appsi_highs").solve(require_solution=False)
+    assert result.status is Status.TIME_LIMIT and result.objective == 5.0
+    assert (result.bound == 5.0) if kept else (result.bound is None)
+
+
 @pytest.mark.skipif("glpk" not in MIP_SOLVERS, reason="glpsol is not installed (apt-get install glpk-utils)")
 def test_glpk_takes_a_fractional_time_limit_in_whole_seconds():
     result = solve(market_split(), "glpk", time_limit=0.2)
