@@ -1167,11 +1167,14 @@ class PersistentSolver:
     SolverNotAvailableError
         Unknown or uninstalled solver; the message says what to install.
     InvalidParameterError
-        With HiGHS: an option of ``options.extra`` that HiGHS refuses.
+        ``model`` not a Pyomo model; with HiGHS: an option of ``options.extra`` that HiGHS
+        refuses.
     """
 
     def __init__(self, model, solver: str = DEFAULT_SOLVER, options: SolverOptions | None = None,
                  *, only_params_change: bool = True):
+        if not isinstance(model, pyo.Block):
+            raise InvalidParameterError(f"model must be a Pyomo model (ConcreteModel), got {type(model).__name__}.")
         self.model = model
         self.name = _resolve_name(solver)
         self.options = options or SolverOptions()
@@ -1465,7 +1468,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     SolverNotAvailableError
         Unknown or uninstalled solver; the message says what to install.
     InvalidParameterError
-        A bad ``time_limit``, ``mip_gap`` or ``threads``, or (HiGHS) an option HiGHS refuses.
+        ``model`` not a Pyomo model, a bad ``time_limit``, ``mip_gap`` or ``threads``, or
+        (HiGHS) an option HiGHS refuses.
     SolverError
         The solver failed, or returned no solution and ``require_solution`` is True.
     """

@@ -96,6 +96,12 @@ def covering_lp():
 # ----------------------------------------------------------------------------- names
 
 
+@pytest.mark.parametrize("solver", ["appsi_highs", "highs_matrix"])
+def test_a_model_that_is_not_pyomo_is_named(solver):
+    with pytest.raises(InvalidParameterError, match=r"model must be a Pyomo model .*got tuple"):
+        solve((np.ones(2), np.eye(2)), solver)
+
+
 def test_unknown_solver_is_named_with_alternatives():
     with pytest.raises(SolverNotAvailableError, match="Pyomo knows no solver named 'nosuchsolver'"):
         solve(small_lp(), "nosuchsolver")
