@@ -1,6 +1,5 @@
 """Review of the repair routine (Algorithm 2): enumeration, conflict counting, limits, reports."""
 
-import itertools
 import time
 
 import numpy as np
@@ -12,14 +11,15 @@ from ccopt._timing import Deadline
 from ccopt.exceptions import InfeasibleConstraintsError
 from ccopt.lagrange.repair import Repairer, repair_labels
 
+from ._brute import all_partitions, feasible
+
 
 def _is_feasible(labels, k, ml, cl) -> bool:
-    return (np.unique(labels).size == k and all(labels[i] == labels[j] for i, j in ml)
-            and all(labels[i] != labels[j] for i, j in cl))
+    return np.unique(labels).size == k and feasible(labels, ml, cl)
 
 
 def _feasible_exists(n, k, ml, cl) -> bool:
-    return any(_is_feasible(np.array(lab), k, ml, cl) for lab in itertools.product(range(k), repeat=n))
+    return any(feasible(labels, ml, cl) for labels in all_partitions(n, k))
 
 
 @st.composite
