@@ -1258,7 +1258,8 @@ def erroneous_fraction_by_k(X, ks, *, ml=None, cl=None, constraints=None, criter
     data = check_data(X)
     n = data.shape[0]
     criterion = check_choice(criterion, "criterion", CRITERIA)
-    raw_ks = np.asarray(ks).reshape(-1) if not np.isscalar(ks) else np.asarray([ks])
+    # dtype=object: a plain asarray would turn [True, 2] into [1, 2] before the check sees True.
+    raw_ks = np.asarray(ks, dtype=object).reshape(-1) if not np.isscalar(ks) else np.asarray([ks], dtype=object)
     if raw_ks.size == 0:
         raise InvalidParameterError("ks must list at least one number of clusters.")
     k_values = np.array([check_n_clusters(k.item() if isinstance(k, np.generic) else k, n) for k in raw_ks],
