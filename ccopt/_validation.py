@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
-from ccopt.exceptions import InfeasibleConstraintsError, InvalidDataError, InvalidParameterError
+from ccopt.exceptions import (
+    CcoptWarning,
+    InfeasibleConstraintsError,
+    InvalidDataError,
+    InvalidParameterError,
+)
 
 __all__ = [
     "check_choice",
@@ -19,6 +25,7 @@ __all__ = [
     "check_positive_int",
     "check_random_state",
     "check_time_limit",
+    "warn_far_from_origin",
 ]
 
 
@@ -102,6 +109,40 @@ def check_distance_range(X: np.ndarray, name: str = "X", *, n_samples: int | Non
             f"value {float(np.abs(X).max()):.3g}): sums of squared distances over {n_terms} "
             "objects overflow. Rescale the features (e.g. standardise them) first."
         )
+
+
+#: Warn when |mean|^2 exceeds this multiple of the total variance: the kernels' relative error,
+#: about 1e-16 |mean|^2 / variance, then passes 1e-8.
+_FAR_FROM_ORIGIN = 1e8
+
+
+def warn_far_from_origin(X: np.ndarray, name: str = "X") -> None:
+    """Warn when the points sit so far from the origin, for their spread, that distances blur.
+
+    The kernels evaluate ``|x|^2 - 2 x.c + |c|^2`` (as scikit-learn does), which cancels
+    most digits when every point lies far from the origin relative to the distances
+    between points: data offset by 1e6 with unit spread get relative errors near 1e-2.
+    scikit-learn's KMeans centres the data first; every criterion here is shift-invariant,
+    so centring (or standardising) changes no clustering, only the rounding.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_points, n_features)
+        Finite data (as :func:`check_data` returns them).
+    name : str, default="X"
+    """
+    if X.shape[0] < 2:
+        return
+    mean = X.mean(axis=0)
+    variance = float(X.var(axis=0).sum())
+    offset = float(mean @ mean)
+    if variance > 0 and offset > _FAR_FROM_ORIGIN * variance:
+        warnings.warn(
+            f"{name} sits far from the origin for its spread (|mean| {offset ** 0.5:.3g}, standard "
+            f"deviation {variance ** 0.5:.3g}): squared distances lose about "
+            f"{np.log10(offset / variance):.0f} of their 16 digits. Centre the data "
+            "(X - X.mean(axis=0)) or standardise it first; no clustering changes under a shift.",
+            CcoptWarning, stacklevel=3)
 
 
 def check_labels(labels, name: str = "labels", n_samples: int | None = None, *,

@@ -11,7 +11,13 @@ from functools import cached_property
 
 import numpy as np
 
-from ccopt._validation import check_data, check_distance_range, check_n_clusters, check_positive_int
+from ccopt._validation import (
+    check_data,
+    check_distance_range,
+    check_n_clusters,
+    check_positive_int,
+    warn_far_from_origin,
+)
 from ccopt.constraints import Constraints, MustLinkClosure, as_constraints
 from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 
@@ -70,6 +76,7 @@ class ClusteringProblem:
         """
         X = check_data(X)
         check_distance_range(X)
+        warn_far_from_origin(X)
         n = X.shape[0]
         k = check_n_clusters(n_clusters, n)
         cons = as_constraints(constraints, ml=ml, cl=cl, n_samples=n)

@@ -113,3 +113,31 @@ def test_check_nonnegative_and_choice():
     assert check_choice("lp", "oracle", ["lp", "kmeans"]) == "lp"
     with pytest.raises(InvalidParameterError, match="Unknown oracle 'ip'; valid values are 'lp', 'kmeans'"):
         check_choice("ip", "oracle", ["lp", "kmeans"])
+
+
+@pytest.mark.parametrize(("offset", "warns"), [(0.0, False), (1e3, False), (1e6, True)])
+def test_data_far_from_the_origin_for_their_spread_warn(offset, warns):
+    import warnings
+
+    from ccopt import CcoptWarning
+    from ccopt.cluster import KMeans
+
+    X = np.random.default_rng(0).normal(size=(50, 2)) + offset
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        KMeans(2, random_state=0).fit(X)
+    far = [w for w in caught if issubclass(w.category, CcoptWarning) and "far from the origin" in str(w.message)]
+    assert bool(far) == warns
+    if warns:
+        assert "Centre the data" in str(far[0].message)
+
+
+def test_constant_or_single_point_data_do_not_warn_about_the_origin():
+    import warnings
+
+    from ccopt._validation import warn_far_from_origin
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_far_from_origin(np.full((5, 2), 1e9))  # no spread: every distance is 0 anyway
+        warn_far_from_origin(np.array([[1e9, 1e9]]))
