@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import csv
 import numbers
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from os import PathLike
 
 import numpy as np
@@ -53,6 +54,7 @@ CL = -1
 _KIND_WORDS = {"ml": ML, "must-link": ML, "must_link": ML, "mustlink": ML, "1": ML, "+1": ML,
                "cl": CL, "cannot-link": CL, "cannot_link": CL, "cannotlink": CL, "-1": CL}
 _MAX_LISTED = 5
+_CSV_INDEX = re.compile(r"\s*[+-]?[0-9]+\s*")  # int() alone would also take "1_0" or non-ASCII digits
 
 
 def _listing(items: Sequence[str]) -> str:
@@ -60,6 +62,22 @@ def _listing(items: Sequence[str]) -> str:
     shown = ", ".join(items[:_MAX_LISTED])
     more = len(items) - _MAX_LISTED
     return f"{shown} (and {more} more)" if more > 0 else shown
+
+
+def _default_row_name(r: int) -> str:
+    return f"row {r}"
+
+
+def _split_row_name(n_ml: int, r: int) -> str:
+    return f"ml[{r}]" if r < n_ml else f"cl[{r - n_ml}]"
+
+
+def _cell_row_name(prefix: str, rows: np.ndarray, cols: np.ndarray, r: int) -> str:
+    return f"{prefix} ({rows[r]}, {cols[r]})"
+
+
+def _line_row_name(path: str, lines: list, r: int) -> str:
+    return f"{path} line {lines[r]}"
 
 
 def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndarray:
@@ -79,6 +97,17 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
         )
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
         raise InvalidConstraintError(f"{what} must hold integer object indices, got dtype {arr.dtype}.")
+    if not isinstance(pairs, np.ndarray):
+        # np.asarray([(0, True)]) is an integer array: the bool would silently become object 1.
+        cells = np.asarray(pairs, dtype=object)
+        if cells.shape == arr.shape:
+            flags = np.frompyfunc(lambda v: isinstance(v, (bool, np.bool_)), 1, 1)(cells).astype(bool)
+            bad = np.flatnonzero(flags.any(axis=1))
+            if bad.size:
+                rows = [f"{row_name(r)} = ({cells[r, 0]!r}, {cells[r, 1]!r})" for r in bad]
+                raise InvalidConstraintError(
+                    f"{what} must hold integer object indices; booleans in {_listing(rows)}."
+                )
     if not np.issubdtype(arr.dtype, np.integer):
         integral = np.isfinite(arr) & (np.round(arr) == arr)
         bad = np.flatnonzero(~integral.all(axis=1))
@@ -236,7 +265,7 @@ class Constraints:
 
     def __init__(self, pairs, kinds, *, weights=None, hard=None, n_samples=None,
                  _row_name: Callable[[int], str] | None = None, _warn_duplicates: bool = True):
-        row_name = _row_name or (lambda r: f"row {r}")
+        row_name = _row_name or _default_row_name
         arr = _as_index_pairs(pairs, "pairs", row_name)
         m_given = arr.shape[0]
         kind_arr = _kind_array(kinds, m_given, row_name)
@@ -346,8 +375,7 @@ class Constraints:
         cl_arr = _as_index_pairs(cl, "cl", lambda r: f"cl[{r}]")
         n_ml, n_cl = ml_arr.shape[0], cl_arr.shape[0]
 
-        def name(r: int) -> str:
-            return f"ml[{r}]" if r < n_ml else f"cl[{r - n_ml}]"
+        name = partial(_split_row_name, n_ml)
 
         def join(ml_values, cl_values, default, what):
             if ml_values is None and cl_values is None:
@@ -410,7 +438,7 @@ class Constraints:
         rows, cols, vals = rows[~mirrored], cols[~mirrored], vals[~mirrored]
         pairs = np.column_stack([np.minimum(rows, cols), np.maximum(rows, cols)])
         return cls(pairs, vals.astype(np.int8), n_samples=n,
-                   _row_name=lambda r: f"{row_name_prefix} ({rows[r]}, {cols[r]})",
+                   _row_name=partial(_cell_row_name, row_name_prefix, rows, cols),
                    _warn_duplicates=False)
 
     @classmethod
@@ -441,6 +469,9 @@ class Constraints:
             raise DataFormatError("the constraint matrix file is empty", path=path)
         try:
             return cls.from_matrix(np.array(rows))
+        except ConflictingConstraintError as exc:
+            # Well-formed entries that contradict each other, as from_matrix and from_csv raise.
+            raise ConflictingConstraintError(f"{path}: {exc}") from None
         except InvalidConstraintError as exc:
             raise DataFormatError(str(exc), path=path) from None
 
@@ -478,12 +509,11 @@ class Constraints:
                     if len(fields) != len(names):
                         raise DataFormatError(f"expected {len(names)} fields, got {len(fields)}",
                                               path=path, line=line_no)
-                    try:
-                        i, j = int(fields[col["i"]]), int(fields[col["j"]])
-                    except ValueError:
+                    if not (_CSV_INDEX.fullmatch(fields[col["i"]]) and _CSV_INDEX.fullmatch(fields[col["j"]])):
                         raise DataFormatError(
                             f"indices must be integers, got i={fields[col['i']]!r}, j={fields[col['j']]!r}",
-                            path=path, line=line_no) from None
+                            path=path, line=line_no)
+                    i, j = int(fields[col["i"]]), int(fields[col["j"]])
                     if max(abs(i), abs(j)) >= 2**63:
                         # An int64 array could not hold it: say where, instead of an OverflowError.
                         raise DataFormatError(f"index too large to be a row number: i={i}, j={j}",
@@ -518,7 +548,7 @@ class Constraints:
         try:
             return cls(np.array(pairs, dtype=np.int64).reshape(-1, 2), np.array(kinds, dtype=np.int8),
                        weights=np.array(weights), hard=np.array(hard, dtype=bool), n_samples=n_samples,
-                       _row_name=lambda r: f"{path} line {lines[r]}")
+                       _row_name=partial(_line_row_name, path, lines))
         except ConflictingConstraintError:
             # Well-formed rows that contradict each other are not a format error; the message
             # already names the file lines.
@@ -561,6 +591,12 @@ class Constraints:
     def empty(cls, n_samples: int | None = None) -> Constraints:
         """No constraints (unconstrained clustering)."""
         return cls(np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int8), n_samples=n_samples)
+
+    def __setstate__(self, state) -> None:
+        # Unpickled arrays come back writeable; keep them read-only as when built.
+        self.__dict__.update(state)
+        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index):
+            a.setflags(write=False)
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -667,6 +703,11 @@ class Constraints:
                 raise InvalidParameterError(
                     f"indices must be positions in 0..{m - 1} (or a boolean mask), got {sel.tolist()}.")
             idx = np.arange(m)[sel.astype(np.int64)] if sel.size else np.empty(0, dtype=np.int64)
+            positions, counts = np.unique(idx, return_counts=True)
+            if (counts > 1).any():
+                raise InvalidParameterError(
+                    f"indices repeat position(s) {_listing([str(p) for p in positions[counts > 1].tolist()])}; "
+                    "each constraint can be selected once (a repeated one would be counted twice).")
         return self._copy_with(np.asarray(idx, dtype=np.int64).reshape(-1))
 
     def _copy_with(self, index) -> Constraints:
