@@ -43,3 +43,13 @@ def constrained_optimum(cost, n, k, ml, cl):
             if value < best - 1e-12:
                 best, arg = value, labels
     return best, arg
+
+
+def lagrangian_by_loops(criterion_value, x, cons, mult, eps) -> float:
+    """(10) at an assignment matrix ``x`` (n, k), one relaxed row at a time."""
+    total = criterion_value
+    for r, (u, v) in enumerate(cons.cl_pairs):
+        total += (mult.eta[r] * (1 + eps - x[u] - x[v])).sum()
+    for r, (u, v) in enumerate(cons.ml_pairs):
+        total += (mult.lam[r] * (eps + x[u] - x[v])).sum() + (mult.gamma[r] * (eps + x[v] - x[u])).sum()
+    return total

@@ -11,22 +11,12 @@ from ccopt import Constraints
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import KMedoidsLagrangianOracle, KMedoidsVoronoiOracle, MSSCLloydOracle
 
-from ._brute import constrained_optimum, kmedoids_cost
+from ._brute import constrained_optimum, kmedoids_cost, lagrangian_by_loops
 
 
 def _random_multipliers(rng, cons, K, scale=1.0):
     return Multipliers(-scale * rng.random((cons.n_cl, K)), -scale * rng.random((cons.n_ml, K)),
                        -scale * rng.random((cons.n_ml, K)))
-
-
-def _lagrangian_by_loops(criterion_value, labels, cons, mult, eps):
-    x = np.eye(mult.eta.shape[1] if mult.eta.size else mult.lam.shape[1])[labels]
-    total = criterion_value
-    for r, (u, v) in enumerate(cons.cl_pairs):
-        total += (mult.eta[r] * (1 + eps - x[u] - x[v])).sum()
-    for r, (u, v) in enumerate(cons.ml_pairs):
-        total += (mult.lam[r] * (eps + x[u] - x[v])).sum() + (mult.gamma[r] * (eps + x[v] - x[u])).sum()
-    return total
 
 
 def test_mssc_oracle_without_multipliers_keeps_a_kmeans_fixed_point():
@@ -58,7 +48,7 @@ def test_heuristic_oracle_value_is_the_lagrangian_of_its_labelling(oracle_kind):
         criterion = d[np.arange(30), oracle.medoids[sol.labels]].sum()
     assert not sol.is_bound
     assert np.unique(sol.labels).size == 3  # every cluster non-empty
-    assert sol.value == pytest.approx(_lagrangian_by_loops(criterion, sol.labels, cons, mult, 0.5))
+    assert sol.value == pytest.approx(lagrangian_by_loops(criterion, np.eye(3)[sol.labels], cons, mult, 0.5))
 
 
 @st.composite

@@ -24,6 +24,8 @@ from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import KMedoidsLagrangianOracle, KMedoidsVoronoiOracle, MSSCLloydOracle
 from ccopt.status import Status
 
+from ._brute import lagrangian_by_loops
+
 # n = 5, k = 2: the must-link group {1, 2, 3, 4} (closure written out) cannot-linked to 0. With
 # epsilon = 0.2 the diagonal rows z[j, j] = y[j] raise the LP bound from 3.264 to 3.313.
 DIAGONAL_X = np.array([[-0.317, -0.422], [0.964, -0.422], [0.433, -1.911], [-0.991, -0.007], [-0.893, 0.039]])
@@ -44,16 +46,6 @@ def _instance(seed, n_range=(5, 8), k_range=(2, 4), n_pairs=5):
 def _multipliers(rng, cons, K, scale=2.0):
     return Multipliers(-scale * (0.05 + rng.random((cons.n_cl, K))), -scale * (0.05 + rng.random((cons.n_ml, K))),
                        -scale * (0.05 + rng.random((cons.n_ml, K))))
-
-
-def _lagrangian(criterion, x, cons, mult, eps):
-    """(10) at an assignment matrix ``x``, one relaxed row at a time."""
-    total = criterion
-    for r, (u, v) in enumerate(cons.cl_pairs):
-        total += (mult.eta[r] * (1 + eps - x[u] - x[v])).sum()
-    for r, (u, v) in enumerate(cons.ml_pairs):
-        total += (mult.lam[r] * (eps + x[u] - x[v])).sum() + (mult.gamma[r] * (eps + x[v] - x[u])).sum()
-    return total
 
 
 def _pmedian_rows(n, k):
@@ -89,7 +81,7 @@ def _relaxed_lagrangian_by_enumeration(d, k, mu, mult, cons, eps):
             for (i, j), bit in zip(free, bits, strict=True):
                 z[i, j] = bit
             criterion = (d * z).sum() + (mu * (1.0 - z.sum(axis=1))).sum()
-            best = min(best, _lagrangian(criterion, z, cons, mult, eps))
+            best = min(best, lagrangian_by_loops(criterion, z, cons, mult, eps))
     return best
 
 
@@ -223,7 +215,7 @@ def test_heuristic_values_are_10_at_their_labelling_and_refitted_representatives
         np.testing.assert_allclose(mssc.centers, [X[sol.labels == c].mean(axis=0) for c in range(k)])
         x = np.eye(k)[sol.labels]
         criterion = ((X - mssc.centers[sol.labels]) ** 2).sum()
-        assert sol.value == pytest.approx(_lagrangian(criterion, x, cons, mult, eps))
+        assert sol.value == pytest.approx(lagrangian_by_loops(criterion, x, cons, mult, eps))
         again = MSSCLloydOracle(X, op, X[start].copy()).solve(mult)
         assert again.value == sol.value and np.array_equal(again.labels, sol.labels)
 
@@ -235,7 +227,7 @@ def test_heuristic_values_are_10_at_their_labelling_and_refitted_representatives
         np.testing.assert_array_equal(sol.open_clusters, voronoi.medoids)
         x = np.eye(k)[sol.labels]
         criterion = d[np.arange(n), voronoi.medoids[sol.labels]].sum()
-        assert sol.value == pytest.approx(_lagrangian(criterion, x, cons, mult, eps))
+        assert sol.value == pytest.approx(lagrangian_by_loops(criterion, x, cons, mult, eps))
 
 
 @pytest.mark.parametrize("seed", range(4))
