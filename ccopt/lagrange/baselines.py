@@ -1262,8 +1262,12 @@ def erroneous_fraction_by_k(X, ks, *, ml=None, cl=None, constraints=None, criter
     raw_ks = np.asarray(ks, dtype=object).reshape(-1) if not np.isscalar(ks) else np.asarray([ks], dtype=object)
     if raw_ks.size == 0:
         raise InvalidParameterError("ks must list at least one number of clusters.")
-    k_values = np.array([check_n_clusters(k.item() if isinstance(k, np.generic) else k, n) for k in raw_ks],
-                        dtype=np.int64)
+    k_values = np.empty(raw_ks.size, dtype=np.int64)
+    for position, k in enumerate(raw_ks):
+        try:
+            k_values[position] = check_n_clusters(k.item() if isinstance(k, np.generic) else k, n)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"ks[{position}]: {exc}") from None
     if np.unique(k_values).size != k_values.size:
         raise InvalidParameterError(f"ks must be distinct, got {k_values.tolist()}.")
     unknown = sorted(set(options) - (set(inspect.signature(impact_scores).parameters) - _SWEEP_OWN))

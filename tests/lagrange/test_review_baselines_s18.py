@@ -317,5 +317,5 @@ def test_a_boolean_among_the_ks_is_refused_not_read_as_one_cluster():
     from ccopt.lagrange import erroneous_fraction_by_k
 
     X = np.random.default_rng(0).normal(size=(12, 2))
-    with pytest.raises(InvalidParameterError, match="n_clusters must be an integer, got True"):
+    with pytest.raises(InvalidParameterError, match=r"ks\[0\]: n_clusters must be an integer, got True"):
         erroneous_fraction_by_k(X, [True, 2], ml=[(0, 1)], cl=[(2, 3)], max_iter=5, progress=False)
