@@ -1038,39 +1038,58 @@ def constraint_set_task(config: Mapping) -> dict:
 
     Draws ``n_constraints`` constraints (default 25) that are all correct, or all erroneous
     when ``erroneous`` is true, scores them, and reports the set score ``I(C)``, the
-    coherence of Davidson et al. (:func:`ccopt.lagrange.baselines.coherence`), and the ARI
-    of the constrained clustering. Reading chosen: the constrained clustering is the best
-    feasible solution of (2)-(5) that the impact-score run found (its upper bound), so no
-    second solve is needed.
+    coherence and the informativeness of Davidson et al.
+    (:func:`ccopt.lagrange.baselines.coherence`, :func:`~ccopt.lagrange.baselines.informativeness`
+    with the run's criterion), and the ARI of the constrained clustering. Reading chosen: the
+    constrained clustering is the best feasible solution of (2)-(5) that the impact-score run
+    found (its upper bound), so no second solve is needed.
 
     Parameters
     ----------
     config : dict
         A data specification with labels, ``n_constraints`` (default 25), ``erroneous``
-        (default False), optional ``n_clusters``, the options of :func:`impact_score_task`,
-        ``instance_seed`` (which set) and ``seed``.
+        (default False), ``sampling`` (default ``"pairs"``: uniformly random pairs, kinds
+        from the classes, :func:`ccopt.generators.random_pair_constraints`, the proportions
+        of the paper's Table 4; ``"balanced"``: half must-links,
+        :func:`ccopt.generators.noisy_constraints`), optional ``n_clusters``, the options of
+        :func:`impact_score_task`, ``instance_seed`` (which set) and ``seed``.
 
     Returns
     -------
     dict
-        ``set_score``, ``coherence``, ``ari``, ``n_ml``, ``n_cl``, ``status``, ``run_seconds``.
+        ``set_score``, ``coherence``, ``informativeness``, ``ari``, ``n_ml``, ``n_cl``,
+        ``status``, ``run_seconds``.
     """
+    from ccopt.generators import random_pair_constraints
     from ccopt.lagrange import impact_scores
-    from ccopt.lagrange.baselines import coherence
+    from ccopt.lagrange.baselines import coherence, informativeness
     from ccopt.metrics import adjusted_rand_score
 
     p = int(config.get("n_constraints", 25))
+    wrong = bool(config.get("erroneous", False))
+    sampling = config.get("sampling", "pairs")
+    if sampling not in ("pairs", "balanced"):
+        raise InvalidParameterError(f"sampling must be 'pairs' or 'balanced', got {sampling!r}.")
     settings = {k: v for k, v in config.items() if k not in ("n_erroneous", "constraint_fraction", "error_fraction")}
-    settings.update(n_constraints=p, n_erroneous=p if config.get("erroneous", False) else 0)
+    balanced = sampling == "balanced"
+    # With "pairs", load_instance only loads the data: the set is drawn below.
+    settings.update(n_constraints=p if balanced else 0, n_erroneous=p if wrong and balanced else 0)
     X, labels, cons, _ = load_instance(settings)
     if labels is None:
         raise InvalidParameterError("constraint_set_task needs data with ground-truth labels.")
+    if not balanced:
+        seed = int(config.get("instance_seed", config.get("seed", 0)))
+        # Its own stream per kind: the correct and the erroneous collections are drawn independently.
+        cons = random_pair_constraints(labels, p, erroneous=wrong,
+                                       random_state=np.random.default_rng([seed, 2 + wrong])).constraints
     k = _n_clusters(config, labels)
     options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
     result = impact_scores(X, k, constraints=cons, random_state=config.get("seed"), progress=False, **options)
     return {
         "set_score": float(result.set_score),
         "coherence": coherence(X, constraints=cons).value,
+        "informativeness": informativeness(X, k, constraints=cons, criterion=options.get("criterion", "kmedoids"),
+                                           random_state=config.get("seed")).value,
         "ari": None if result.labels is None else adjusted_rand_score(labels, result.labels),
         "n_ml": int(cons.n_ml),
         "n_cl": int(cons.n_cl),
@@ -1081,17 +1100,22 @@ def constraint_set_task(config: Mapping) -> dict:
 
 def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erroneous: bool = False,
                              value: str = "ari") -> dict[str, np.ndarray]:
-    """The three groups of Figs. 9-10: all sets, the top sets by impact score, by coherence.
+    """The groups of Figs. 9-10: all sets, the top sets by impact score, by coherence (and by informativeness).
 
     Correct sets (Fig. 9): the ``top`` sets with the *smallest* (most negative) set score,
     and the ``top`` with the *highest* coherence. Erroneous sets (Fig. 10): the ``top`` with
     the *highest* set score and the ``top`` with the *smallest* coherence (the paper's text).
-    Ties keep the records' order.
+    When every record has ``informativeness`` (not in the paper; the share of the set that
+    unconstrained clustering violates, the naive baseline of ../shared/TARGETS.md read per
+    set), a fourth group holds the ``top`` sets with the *highest* informativeness among
+    correct sets (they correct the clustering most) and the *smallest* among erroneous ones
+    (they disturb it least). Ties keep the records' order.
 
     Parameters
     ----------
     records : sequence of dict
-        Rows of :func:`constraint_set_task` (``set_score``, ``coherence`` and ``value``).
+        Rows of :func:`constraint_set_task` (``set_score``, ``coherence``, optionally
+        ``informativeness``, and ``value``).
     top : int, default=50
     erroneous : bool, default=False
     value : str, default="ari"
@@ -1100,8 +1124,8 @@ def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erron
     Returns
     -------
     dict of str to ndarray
-        ``{"all": ..., "impact score": ..., "coherence": ...}``, ready for
-        :func:`ccopt.plotting.plot_selection_boxplots`.
+        ``{"all": ..., "impact score": ..., "coherence": ...}`` and ``"informativeness"``
+        when the records have it, ready for :func:`ccopt.plotting.plot_selection_boxplots`.
     """
     top = check_positive_int(top, "top")
     rows = [r for r in records if r.get(value) is not None and r.get("set_score") is not None]
@@ -1112,4 +1136,8 @@ def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erron
     coh = np.array([float(r["coherence"]) for r in rows])
     by_score = np.argsort(-score if erroneous else score, kind="stable")[:top]
     by_coherence = np.argsort(coh if erroneous else -coh, kind="stable")[:top]
-    return {"all": values, "impact score": values[by_score], "coherence": values[by_coherence]}
+    groups = {"all": values, "impact score": values[by_score], "coherence": values[by_coherence]}
+    if all(r.get("informativeness") is not None for r in rows):
+        inf = np.array([float(r["informativeness"]) for r in rows])
+        groups["informativeness"] = values[np.argsort(inf if erroneous else -inf, kind="stable")[:top]]
+    return groups

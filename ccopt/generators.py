@@ -18,6 +18,8 @@ generator                           protocol
 :func:`noisy_constraints`           ``p`` constraints of which ``q`` are erroneous (flipped)
 :func:`nested_noisy_constraints`    nested sets ``p = ceil(f n)``, ``q = ceil(p / 3)``
                                     (impact-score paper, Sec. 4.3, Tables 2-3)
+:func:`random_pair_constraints`     ``p`` uniformly random pairs, all correct or all
+                                    erroneous (impact-score paper, Sec. 4.4, Figs. 9-10)
 :func:`cs_constraints`,             CS5..CS20 sets of ``n_f (n_f - 1) / 2`` pairs,
 :func:`cs_constraint_sets`          ``n_f = ceil(f n)`` (DILS; BH-kmeans Sec. 4.1)
 :func:`noisy_pair_constraints`      noise level ``q``: flip a fraction ``q`` of the ML and of
@@ -62,6 +64,7 @@ __all__ = [
     "nested_noisy_constraints",
     "noisy_constraints",
     "noisy_pair_constraints",
+    "random_pair_constraints",
     "synthetic_design",
     "synthetic_instance",
 ]
@@ -326,9 +329,9 @@ def _sample_pairs(classes: _Classes, count: int, same: bool | None, rng, taken: 
     total = classes.total(same)
     available = total - int(classes.in_category(taken, same).sum()) if taken.size else total
     if count > available:
-        kind = {True: "same-class", False: "different-class", None: "distinct"}[same]
+        kind = {True: "same-class ", False: "different-class ", None: ""}[same]
         raise InvalidParameterError(
-            f"Cannot draw {count} distinct {kind} pairs{what}: only {available} exist in the labels "
+            f"Cannot draw {count} distinct {kind}pairs{what}: only {available} exist in the labels "
             f"(n_samples={classes.n}, class sizes {classes.counts.tolist()[:10]}"
             f"{' ...' if classes.counts.shape[0] > 10 else ''}). Ask for fewer constraints."
         )
@@ -494,6 +497,55 @@ def noisy_constraints(labels, n_constraints, n_erroneous, *, consistent: bool = 
     pairs, kinds, erroneous, _ = _consistent_block(classes, _balanced_counts(p, q), rng,
                                                    np.empty(0, np.int64), "", empty, consistent)
     return NoisyConstraints(_constraints(pairs, kinds, classes.n), erroneous)
+
+
+def random_pair_constraints(labels, n_constraints, *, erroneous: bool = False, consistent: bool = True,
+                            random_state=None) -> NoisyConstraints:
+    """``p`` distinct pairs drawn uniformly among all pairs, every one correct or every one erroneous.
+
+    The constraint sets of the impact-score paper's Sec. 4.4 (Figs. 9-10, Table 4): a pair
+    is a must-link when its objects share a class and a cannot-link otherwise, the other
+    way round when ``erroneous`` is true. Unlike :func:`noisy_constraints` the kinds are
+    not balanced: the share of must-links follows the share of same-class pairs, as the
+    proportions of the paper's Table 4 do (Iris: about a third of all pairs share a class).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+    n_constraints : int
+        ``p >= 0``.
+    erroneous : bool, default=False
+        Flip every pair's ground-truth relation.
+    consistent : bool, default=True
+        Redraw (up to 100 times) while a cannot-link lies inside a must-link chain, which
+        only flipped pairs can cause.
+    random_state : int, Generator or None, default=None
+
+    Returns
+    -------
+    NoisyConstraints
+        Rows in the order the pairs were drawn; ``erroneous`` is all ``erroneous``.
+
+    Raises
+    ------
+    InvalidParameterError
+        More pairs than exist, or no consistent draw in 100 attempts.
+    """
+    y = _check_labels(labels)
+    p = _count(n_constraints, "n_constraints")
+    erroneous = check_bool(erroneous, "erroneous")
+    consistent = check_bool(consistent, "consistent")
+    rng = check_random_state(random_state)
+    classes = _Classes(y)
+    for _ in range(_MAX_REDRAWS):
+        pairs = _pairs(_sample_pairs(classes, p, None, rng, np.empty(0, np.int64)), classes.n)
+        same = y[pairs[:, 0]] == y[pairs[:, 1]]
+        kinds = np.where(same != erroneous, ML, CL).astype(np.int8)
+        if not consistent or _is_consistent(pairs, kinds, classes.n):
+            return NoisyConstraints(_constraints(pairs, kinds, classes.n), np.full(p, erroneous))
+    raise InvalidParameterError(
+        f"Could not draw {p} erroneous constraints without a cannot-link inside a must-link chain in "
+        f"{_MAX_REDRAWS} attempts; ask for fewer constraints or pass consistent=False.")
 
 
 def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), *,

@@ -375,7 +375,7 @@ def test_constraint_set_task_scores_sets_of_the_requested_kind():
 
     base = {"data": "synthetic", "n_samples": 16, "n_classes": 2, "n_constraints": 4, "instance_seed": 1,
             "criterion": "mssc", "max_iter": 3, "seed": 2}
-    row = constraint_set_task({**base, "erroneous": True})
+    row = constraint_set_task({**base, "erroneous": True, "sampling": "balanced"})
     X, _, cons, wrong = load_instance({**base, "n_erroneous": 4})
     assert wrong.all()
     assert (row["n_ml"], row["n_cl"]) == (cons.n_ml, cons.n_cl)
@@ -383,6 +383,27 @@ def test_constraint_set_task_scores_sets_of_the_requested_kind():
     direct = impact_scores(X, 2, constraints=cons, criterion="mssc", max_iter=3, random_state=2, progress=False)
     assert row["set_score"] == pytest.approx(direct.set_score)
     assert not load_instance({**base, "n_erroneous": 0})[3].any()  # the sets of Fig. 9: all correct
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_constraint_set_task_draws_uniform_pairs_by_default(wrong):
+    """The paper's Table 4 proportions follow the classes: uniformly random pairs, not half ML."""
+    from ccopt import impact_scores
+    from ccopt.generators import random_pair_constraints
+    from ccopt.lagrange.baselines import informativeness
+
+    config = {"data": "synthetic", "n_samples": 30, "n_classes": 3, "n_constraints": 9, "instance_seed": 4,
+              "erroneous": wrong, "criterion": "mssc", "max_iter": 3, "seed": 2}
+    row = constraint_set_task(config)
+    X, labels, _, _ = load_instance({**config, "n_constraints": 0})
+    cons = random_pair_constraints(labels, 9, erroneous=wrong, random_state=np.random.default_rng([4, 2 + wrong])).constraints
+    assert (row["n_ml"], row["n_cl"]) == (cons.n_ml, cons.n_cl)
+    assert (~cons.is_correct(labels)).tolist() == [wrong] * 9
+    direct = impact_scores(X, 3, constraints=cons, criterion="mssc", max_iter=3, random_state=2, progress=False)
+    assert row["set_score"] == pytest.approx(direct.set_score)
+    assert row["informativeness"] == informativeness(X, 3, constraints=cons, criterion="mssc", random_state=2).value
+    with pytest.raises(InvalidParameterError, match="sampling must be 'pairs' or 'balanced', got 'half'"):
+        constraint_set_task({**config, "sampling": "half"})
 
 
 def test_constraint_set_selection_follows_figs_9_and_10():
@@ -397,3 +418,12 @@ def test_constraint_set_selection_follows_figs_9_and_10():
     np.testing.assert_array_equal(wrong["coherence"], [0.2, 0.3])        # least coherent
     with pytest.raises(InvalidParameterError, match="no record has both 'set_score' and 'nmi'"):
         constraint_set_selection(records, value="nmi")
+    assert "informativeness" not in correct  # only when every record has it
+
+
+def test_constraint_set_selection_by_informativeness():
+    records = [{"set_score": -1.0, "coherence": 0.5, "informativeness": f, "ari": a} for f, a in
+               [(0.2, 0.1), (0.6, 0.2), (0.0, 0.3), (0.4, 0.4)]]
+    np.testing.assert_array_equal(constraint_set_selection(records, top=2)["informativeness"], [0.2, 0.4])
+    np.testing.assert_array_equal(constraint_set_selection(records, top=2, erroneous=True)["informativeness"],
+                                  [0.3, 0.1])

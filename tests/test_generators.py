@@ -211,6 +211,49 @@ def test_nested_fractions_validated():
         gen.nested_noisy_constraints(LABELS, error_fraction=-0.1)
 
 
+
+# ----------------------------------------------------------------------------- random pairs (Figs. 9-10)
+@pytest.mark.parametrize("erroneous", [False, True])
+def test_random_pair_constraints_are_all_correct_or_all_erroneous(erroneous):
+    drawn = gen.random_pair_constraints(LABELS, 40, erroneous=erroneous, random_state=3)
+    cons = drawn.constraints
+    assert_clean(cons, LABELS.size)
+    assert len(cons) == 40 and drawn.erroneous.tolist() == [erroneous] * 40
+    np.testing.assert_array_equal(disagree(cons, LABELS), np.full(40, erroneous))
+    assert not _contradictory(cons)
+
+
+def test_random_pair_kinds_follow_the_share_of_same_class_pairs():
+    """Not balanced like noisy_constraints: over many sets, ML share = P(a random pair shares a class)."""
+    same_share = sum(math.comb(c, 2) for c in (40, 50, 60)) / math.comb(150, 2)  # 0.3289...
+    draws = [gen.random_pair_constraints(LABELS, 25, random_state=s).constraints for s in range(400)]
+    ml_share = np.mean([c.n_ml / len(c) for c in draws])
+    # 10,000 pairs (nearly independent): the standard error of the share is about 0.005
+    assert abs(ml_share - same_share) < 0.02
+    flipped = [gen.random_pair_constraints(LABELS, 25, erroneous=True, random_state=s).constraints
+               for s in range(400)]
+    assert abs(np.mean([c.n_cl / len(c) for c in flipped]) - same_share) < 0.02
+
+
+def test_random_pair_constraints_redraw_contradictions_and_refuse_bad_requests():
+    labels = [0, 0, 0, 1, 1, 1]  # 6 same-class pairs, 9 different-class pairs
+    everything = gen.random_pair_constraints(labels, 15, random_state=0)
+    assert pair_set(everything.constraints) == set(itertools.combinations(range(6), 2))
+    # Flipped, every pair gives a must-link chain across both classes and a cannot-link inside it.
+    raw = gen.random_pair_constraints(labels, 15, erroneous=True, consistent=False, random_state=0)
+    assert _contradictory(raw.constraints)
+    with pytest.raises(InvalidParameterError, match=r"Could not draw 15 erroneous constraints without a "
+                                                    r"cannot-link inside a must-link chain in 100 attempts"):
+        gen.random_pair_constraints(labels, 15, erroneous=True, random_state=0)
+    with pytest.raises(InvalidParameterError, match="Cannot draw 16 distinct pairs: only 15 exist"):
+        gen.random_pair_constraints(labels, 16)
+    with pytest.raises(InvalidParameterError, match="n_constraints must be >= 0"):
+        gen.random_pair_constraints(labels, -1)
+    with pytest.raises(InvalidParameterError, match="erroneous must be True or False, got 'yes'"):
+        gen.random_pair_constraints(labels, 2, erroneous="yes")
+    assert len(gen.random_pair_constraints(labels, 0).constraints) == 0
+
+
 # ----------------------------------------------------------------------------- CS sets
 def test_cs_sets_are_complete_graphs_on_n_f_objects():
     sets = gen.cs_constraint_sets(LABELS, random_state=5)
@@ -394,6 +437,7 @@ GENERATORS = {
     "cs_pairs": lambda rs: gen.cs_constraints(LABELS, 0.1, sampling="pairs", random_state=rs),
     "bh_noise": lambda rs: gen.noisy_pair_constraints(LABELS, 0.2, random_state=rs).constraints,
     "lcc": lambda rs: gen.lcc_constraints(LABELS, 30, n_erroneous=3, random_state=rs).constraints,
+    "random_pairs": lambda rs: gen.random_pair_constraints(LABELS, 25, erroneous=True, random_state=rs).constraints,
     "jia": lambda rs: gen.ml_dcl_constraints(LABELS, 5, 5, 3, random_state=rs).constraints,
 }
 
