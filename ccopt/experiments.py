@@ -1052,13 +1052,19 @@ def constraint_set_task(config: Mapping) -> dict:
         from the classes, :func:`ccopt.generators.random_pair_constraints`, the proportions
         of the paper's Table 4; ``"balanced"``: half must-links,
         :func:`ccopt.generators.noisy_constraints`), optional ``n_clusters``, the options of
-        :func:`impact_score_task`, ``instance_seed`` (which set) and ``seed``.
+        :func:`impact_score_task`, ``instance_seed`` (which set) and ``seed``. With
+        ``exact`` true (k-medoids only) the k-medoids integer program with the set's exact
+        rows (3)-(4) is also solved to optimality (HiGHS, one thread, at most
+        ``exact_time_limit`` seconds), the paper's reading of "the partition obtained by
+        solving (2)-(5)".
 
     Returns
     -------
     dict
-        ``set_score``, ``coherence``, ``informativeness``, ``ari``, ``n_ml``, ``n_cl``,
-        ``status``, ``run_seconds``.
+        ``set_score``, ``coherence``, ``informativeness``, ``ari``, ``upper_bound`` (the
+        run's best feasible value), ``n_ml``, ``n_cl``, ``status``, ``run_seconds``; with
+        ``exact``, also ``ari_exact``, ``exact_objective``, ``exact_status`` and
+        ``exact_seconds``.
     """
     from ccopt.generators import random_pair_constraints
     from ccopt.lagrange import impact_scores
@@ -1084,18 +1090,41 @@ def constraint_set_task(config: Mapping) -> dict:
                                        random_state=np.random.default_rng([seed, 2 + wrong])).constraints
     k = _n_clusters(config, labels)
     options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
+    criterion = options.get("criterion", "kmedoids")
+    exact = bool(config.get("exact", False))
+    if exact and criterion != "kmedoids":
+        raise InvalidParameterError(f"exact=True solves the k-medoids program; criterion is {criterion!r}.")
     result = impact_scores(X, k, constraints=cons, random_state=config.get("seed"), progress=False, **options)
-    return {
+    row = {
         "set_score": float(result.set_score),
         "coherence": coherence(X, constraints=cons).value,
-        "informativeness": informativeness(X, k, constraints=cons, criterion=options.get("criterion", "kmedoids"),
+        "informativeness": informativeness(X, k, constraints=cons, criterion=criterion,
                                            random_state=config.get("seed")).value,
         "ari": None if result.labels is None else adjusted_rand_score(labels, result.labels),
+        "upper_bound": _finite_or_none(result.upper_bound),
         "n_ml": int(cons.n_ml),
         "n_cl": int(cons.n_cl),
         "status": str(result.status),
         "run_seconds": float(result.seconds),
     }
+    if exact:
+        row.update(_exact_kmedoids_row(X, k, cons, labels, config.get("exact_time_limit")))
+    return row
+
+
+def _exact_kmedoids_row(X, k, cons, labels, time_limit) -> dict:
+    """ARI, objective, status and time of the k-medoids integer program with the exact pairwise rows."""
+    from ccopt.metrics import adjusted_rand_score
+    from ccopt.models.kmedoids import build_kmedoids_model, kmedoids_labels
+    from ccopt.problem import ClusteringProblem
+    from ccopt.solvers import solve
+
+    model = build_kmedoids_model(ClusteringProblem.create(X, k, cons), pairwise="exact")
+    solved = solve(model, "highs_matrix", time_limit=time_limit, mip_gap=0.0, threads=1, require_solution=False)
+    found = solved.has_solution
+    return {"ari_exact": adjusted_rand_score(labels, kmedoids_labels(model)[0]) if found else None,
+            "exact_objective": _finite_or_none(solved.objective) if found else None,
+            "exact_status": str(solved.status), "exact_seconds": float(solved.wall_time)}
 
 
 def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erroneous: bool = False,
