@@ -66,19 +66,12 @@ def collection(rows: list[dict], data: str, erroneous: bool) -> list[dict]:
     return sorted(chosen, key=lambda r: int(r["set"]))
 
 
-def selection_order(records: list[dict], selector: str, erroneous: bool) -> np.ndarray:
-    """Positions of ``records`` from the first chosen to the last, as in constraint_set_selection."""
-    column = {"impact score": "set_score", "coherence": "coherence", "informativeness": "informativeness"}[selector]
-    values = np.array([float(r[column]) for r in records])
-    # Correct sets: most negative score, most coherent, most informative first; erroneous: the reverse.
-    key = {"impact score": values, "coherence": -values, "informativeness": -values}[selector]
-    return np.argsort(-key if erroneous else key, kind="stable")
-
-
 def rank_of_best(records: list[dict], selector: str, erroneous: bool, value: str = "ari") -> int:
     """Rank (1 = chosen first) the selector gives a set of the highest ``value`` (the best-ranked one if tied)."""
+    from ccopt.experiments import constraint_set_ranking
+
     ari = np.array([float(r[value]) for r in records])
-    order = selection_order(records, selector, erroneous)
+    order = constraint_set_ranking(records, selector, erroneous=erroneous)
     return int(np.flatnonzero(ari[order] == ari.max())[0]) + 1
 
 
@@ -143,6 +136,8 @@ def figure_section(rows: list[dict], datasets, top: int, erroneous: bool, value:
 
 def table4_section(rows: list[dict], datasets, top: int) -> list[str]:
     """Cannot-link shares of both collections beside the paper's Table 4."""
+    from ccopt.experiments import constraint_set_ranking
+
     table = []
     for erroneous in (False, True):
         for data in datasets:
@@ -150,7 +145,8 @@ def table4_section(rows: list[dict], datasets, top: int) -> list[str]:
             if not records:
                 continue
             shares = [cl_share(records, range(len(records)))]
-            shares += [cl_share(records, selection_order(records, s, erroneous)[:top]) for s in SELECTORS[:2]]
+            shares += [cl_share(records, constraint_set_ranking(records, s, erroneous=erroneous)[:top])
+                       for s in SELECTORS[:2]]
             paper_cl = [p[0] for p in PAPER_TABLE4[data]]
             table.append([data, "erroneous" if erroneous else "correct",
                           *[f"{s:.1f} % ({p:.1f} %)" for s, p in zip(shares, paper_cl, strict=True)]])

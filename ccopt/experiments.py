@@ -81,6 +81,7 @@ __all__ = [
     "Experiment",
     "ExperimentResult",
     "clustering_task",
+    "constraint_set_ranking",
     "constraint_set_selection",
     "constraint_set_task",
     "grid_tasks",
@@ -1161,12 +1162,39 @@ def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erron
     if not rows:
         raise InvalidParameterError(f"no record has both 'set_score' and {value!r}.")
     values = np.array([float(r[value]) for r in rows])
-    score = np.array([float(r["set_score"]) for r in rows])
-    coh = np.array([float(r["coherence"]) for r in rows])
-    by_score = np.argsort(-score if erroneous else score, kind="stable")[:top]
-    by_coherence = np.argsort(coh if erroneous else -coh, kind="stable")[:top]
-    groups = {"all": values, "impact score": values[by_score], "coherence": values[by_coherence]}
+    measures = ["impact score", "coherence"]
     if all(r.get("informativeness") is not None for r in rows):
-        inf = np.array([float(r["informativeness"]) for r in rows])
-        groups["informativeness"] = values[np.argsort(inf if erroneous else -inf, kind="stable")[:top]]
+        measures.append("informativeness")
+    groups = {"all": values}
+    for measure in measures:
+        groups[measure] = values[constraint_set_ranking(rows, measure, erroneous=erroneous)[:top]]
     return groups
+
+
+# Column of each selection measure, and whether a correct set is chosen for a high value.
+_SET_MEASURES = {"impact score": ("set_score", False), "coherence": ("coherence", True),
+                 "informativeness": ("informativeness", True)}
+
+
+def constraint_set_ranking(records: Sequence[Mapping], measure: str, *, erroneous: bool = False) -> np.ndarray:
+    """Positions of ``records`` in the order ``measure`` chooses them (Figs. 9-10).
+
+    Correct sets: the most negative set score, the highest coherence, the highest
+    informativeness first; erroneous sets the other way round. Ties keep the records' order.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Rows of :func:`constraint_set_task`.
+    measure : {"impact score", "coherence", "informativeness"}
+    erroneous : bool, default=False
+
+    Returns
+    -------
+    ndarray of int
+    """
+    if measure not in _SET_MEASURES:
+        raise InvalidParameterError(f"measure must be one of {list(_SET_MEASURES)}, got {measure!r}.")
+    column, high_first = _SET_MEASURES[measure]
+    values = np.array([float(r[column]) for r in records])
+    return np.argsort(-values if high_first != erroneous else values, kind="stable")

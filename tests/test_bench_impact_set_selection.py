@@ -24,18 +24,6 @@ def _collection(bench, erroneous=False, data="iris"):
     return [_record(data, erroneous, s, *values) for s, values in enumerate(SETS)]
 
 
-def test_selection_order_is_the_order_constraint_set_selection_takes(bench):
-    from ccopt.experiments import constraint_set_selection
-
-    for erroneous in (False, True):
-        records = _collection(bench, erroneous)
-        ari = np.array([r["ari"] for r in records])
-        groups = constraint_set_selection(records, top=2, erroneous=erroneous)
-        for selector in bench.SELECTORS:
-            np.testing.assert_array_equal(ari[bench.selection_order(records, selector, erroneous)[:2]],
-                                          groups[selector])
-
-
 def test_rank_of_best_takes_the_best_ranked_of_tied_sets(bench):
     records = _collection(bench)
     # Correct sets: scores -9 (ARI 0.9), -5 (0.9), -1, 0: both best sets lead, rank 1.

@@ -13,6 +13,7 @@ from ccopt.exceptions import InvalidParameterError
 from ccopt.experiments import (
     Experiment,
     clustering_task,
+    constraint_set_ranking,
     constraint_set_selection,
     constraint_set_task,
     grid_tasks,
@@ -419,6 +420,20 @@ def test_constraint_set_selection_follows_figs_9_and_10():
     with pytest.raises(InvalidParameterError, match="no record has both 'set_score' and 'nmi'"):
         constraint_set_selection(records, value="nmi")
     assert "informativeness" not in correct  # only when every record has it
+
+
+def test_constraint_set_ranking_orders_by_each_measure():
+    records = [{"set_score": s, "coherence": c, "informativeness": f} for s, c, f in
+               [(-1.0, 0.1, 0.9), (-9.0, 0.4, 0.2), (-5.0, 0.9, 0.5), (-5.0, 0.5, 0.1)]]
+    assert constraint_set_ranking(records, "impact score").tolist() == [1, 2, 3, 0]   # ties in order
+    assert constraint_set_ranking(records, "impact score", erroneous=True).tolist() == [0, 2, 3, 1]
+    assert constraint_set_ranking(records, "coherence").tolist() == [2, 3, 1, 0]
+    assert constraint_set_ranking(records, "coherence", erroneous=True).tolist() == [0, 1, 3, 2]
+    assert constraint_set_ranking(records, "informativeness").tolist() == [0, 2, 1, 3]
+    assert constraint_set_ranking(records, "informativeness", erroneous=True).tolist() == [3, 1, 2, 0]
+    with pytest.raises(InvalidParameterError, match=r"measure must be one of \['impact score', 'coherence', "
+                                                    r"'informativeness'\], got 'ari'"):
+        constraint_set_ranking(records, "ari")
 
 
 def test_constraint_set_selection_by_informativeness():
