@@ -73,7 +73,7 @@ from pathlib import Path
 import numpy as np
 
 from ccopt._parallel import keyed_seed, parallel_imap, root_seed
-from ccopt._validation import check_choice, check_positive_int
+from ccopt._validation import check_bool, check_choice, check_positive_int
 from ccopt.exceptions import InvalidParameterError
 
 __all__ = [
@@ -1041,9 +1041,9 @@ def constraint_set_task(config: Mapping) -> dict:
     when ``erroneous`` is true, scores them, and reports the set score ``I(C)``, the
     coherence and the informativeness of Davidson et al.
     (:func:`ccopt.lagrange.baselines.coherence`, :func:`~ccopt.lagrange.baselines.informativeness`
-    with the run's criterion), and the ARI of the constrained clustering. Reading chosen: the
-    constrained clustering is the best feasible solution of (2)-(5) that the impact-score run
-    found (its upper bound), so no second solve is needed.
+    with the run's criterion), and the ARI of the constrained clustering: ``ari`` reads it
+    from the best feasible solution of (2)-(5) that the impact-score run found (its upper
+    bound, no second solve), ``ari_exact`` (with ``exact``) from the optimum.
 
     Parameters
     ----------
@@ -1073,10 +1073,8 @@ def constraint_set_task(config: Mapping) -> dict:
     from ccopt.metrics import adjusted_rand_score
 
     p = int(config.get("n_constraints", 25))
-    wrong = bool(config.get("erroneous", False))
-    sampling = config.get("sampling", "pairs")
-    if sampling not in ("pairs", "balanced"):
-        raise InvalidParameterError(f"sampling must be 'pairs' or 'balanced', got {sampling!r}.")
+    wrong = check_bool(config.get("erroneous", False), "erroneous")
+    sampling = check_choice(config.get("sampling", "pairs"), "sampling", ("pairs", "balanced"))
     settings = {k: v for k, v in config.items() if k not in ("n_erroneous", "constraint_fraction", "error_fraction")}
     balanced = sampling == "balanced"
     # With "pairs", load_instance only loads the data: the set is drawn below.
@@ -1092,7 +1090,7 @@ def constraint_set_task(config: Mapping) -> dict:
     k = _n_clusters(config, labels)
     options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
     criterion = options.get("criterion", "kmedoids")
-    exact = bool(config.get("exact", False))
+    exact = check_bool(config.get("exact", False), "exact")
     if exact and criterion != "kmedoids":
         raise InvalidParameterError(f"exact=True solves the k-medoids program; criterion is {criterion!r}.")
     result = impact_scores(X, k, constraints=cons, random_state=config.get("seed"), progress=False, **options)

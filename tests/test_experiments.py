@@ -403,8 +403,10 @@ def test_constraint_set_task_draws_uniform_pairs_by_default(wrong):
     direct = impact_scores(X, 3, constraints=cons, criterion="mssc", max_iter=3, random_state=2, progress=False)
     assert row["set_score"] == pytest.approx(direct.set_score)
     assert row["informativeness"] == informativeness(X, 3, constraints=cons, criterion="mssc", random_state=2).value
-    with pytest.raises(InvalidParameterError, match="sampling must be 'pairs' or 'balanced', got 'half'"):
+    with pytest.raises(InvalidParameterError, match="Unknown sampling 'half'; valid values are 'pairs', 'balanced'"):
         constraint_set_task({**config, "sampling": "half"})
+    with pytest.raises(InvalidParameterError, match="erroneous must be True or False, got 'no'"):
+        constraint_set_task({**config, "erroneous": "no"})
 
 
 def test_constraint_set_selection_follows_figs_9_and_10():
