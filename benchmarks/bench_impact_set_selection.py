@@ -25,7 +25,7 @@ from the best feasible clustering the impact-score run found.
 
 Results go to ``benchmarks/results/impact_set_selection.csv`` (resumable), the report to
 ``benchmarks/reports/impact_set_selection.md`` with the figure ``impact_set_selection.png``.
-Run ``python benchmarks/bench_impact_set_selection.py --n-jobs 2`` (about an hour on two cores,
+Run ``python benchmarks/bench_impact_set_selection.py --n-jobs 2`` (about 40 minutes on two cores,
 most of it Ionosphere's integer programs; ``--no-exact`` about 3 minutes; ``--n-sets 10 --top 5``
 for a smoke run; ``--report-only`` to rewrite the report and figure).
 """
