@@ -223,6 +223,27 @@ def test_random_pair_constraints_are_all_correct_or_all_erroneous(erroneous):
     assert not _contradictory(cons)
 
 
+@given(st.lists(st.integers(0, 3), min_size=4, max_size=30), st.integers(0, 2**32 - 1), st.booleans(),
+       st.floats(0.0, 1.0))
+@settings(max_examples=80, deadline=None)
+def test_random_pair_constraints_invariants(labels, seed, erroneous, share):
+    """Distinct pairs, no self-pair, every kind as asked, and no cannot-link inside a must-link chain."""
+    labels = np.unique(labels, return_inverse=True)[1]  # classes 0..c-1, as the generators expect
+    n = labels.size
+    p = int(share * math.comb(n, 2) / 2)
+    try:
+        drawn = gen.random_pair_constraints(labels, p, erroneous=erroneous, random_state=seed)
+    except InvalidParameterError as exc:  # only the redraw can fail at these sizes
+        assert "without a cannot-link inside a must-link chain" in str(exc) and erroneous
+        return
+    cons = drawn.constraints
+    assert_clean(cons, n)
+    assert len(cons) == p
+    np.testing.assert_array_equal(disagree(cons, labels), np.full(p, erroneous))
+    assert drawn.erroneous.tolist() == [erroneous] * p
+    assert not _contradictory(cons)
+
+
 def test_random_pair_kinds_follow_the_share_of_same_class_pairs():
     """Not balanced like noisy_constraints: over many sets, ML share = P(a random pair shares a class)."""
     same_share = sum(math.comb(c, 2) for c in (40, 50, 60)) / math.comb(150, 2)  # 0.3289...
