@@ -1072,7 +1072,7 @@ def constraint_set_task(config: Mapping) -> dict:
     from ccopt.lagrange.baselines import coherence, informativeness
     from ccopt.metrics import adjusted_rand_score
 
-    p = int(config.get("n_constraints", 25))
+    p = check_positive_int(config.get("n_constraints", 25), "n_constraints")
     wrong = check_bool(config.get("erroneous", False), "erroneous")
     sampling = check_choice(config.get("sampling", "pairs"), "sampling", ("pairs", "balanced"))
     settings = {k: v for k, v in config.items() if k not in ("n_erroneous", "constraint_fraction", "error_fraction")}

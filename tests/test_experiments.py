@@ -407,6 +407,11 @@ def test_constraint_set_task_draws_uniform_pairs_by_default(wrong):
         constraint_set_task({**config, "sampling": "half"})
     with pytest.raises(InvalidParameterError, match="erroneous must be True or False, got 'no'"):
         constraint_set_task({**config, "erroneous": "no"})
+    # A fractional or non-positive set size is refused, not truncated to another size.
+    with pytest.raises(InvalidParameterError, match=r"n_constraints must be an integer, got 2\.5"):
+        constraint_set_task({**config, "n_constraints": 2.5})
+    with pytest.raises(InvalidParameterError, match="n_constraints must be >= 1, got 0"):
+        constraint_set_task({**config, "n_constraints": 0})
 
 
 def test_constraint_set_selection_follows_figs_9_and_10():
