@@ -853,7 +853,8 @@ def load_instance(config: Mapping):
         return X, labels, cons, None if labels is None else ~cons.is_correct(labels)
     n = X.shape[0]
     if "n_constraints" in config:
-        p, q = int(config["n_constraints"]), int(config.get("n_erroneous", 0))
+        p = check_positive_int(config["n_constraints"], "n_constraints", minimum=0)
+        q = check_positive_int(config.get("n_erroneous", 0), "n_erroneous", minimum=0)
     elif "constraint_fraction" in config:
         p = math.ceil(float(config["constraint_fraction"]) * n - 1e-9)
         q = math.ceil(float(config.get("error_fraction", 0.0)) * p - 1e-9)
@@ -885,9 +886,9 @@ def _load_dataset(data: str):
 
 def _n_clusters(config: Mapping, labels) -> int:
     if "n_clusters" in config:
-        return int(config["n_clusters"])
+        return check_positive_int(config["n_clusters"], "n_clusters")
     if "n_classes" in config:
-        return int(config["n_classes"])
+        return check_positive_int(config["n_classes"], "n_classes")
     if labels is None:
         raise InvalidParameterError("n_clusters is needed when the data has no labels.")
     return int(np.unique(labels).shape[0])

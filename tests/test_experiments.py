@@ -317,6 +317,13 @@ def test_load_instance_errors_are_specific():
         load_instance({"data": "synthetic", "n_samples": 10, "n_classes": 2, "constraint_fraction": 0.1})
     with pytest.raises(InvalidParameterError, match="has no constraint set 'p15'"):
         load_instance({"data": "iris", "constraint_set": "p15"})
+    # Counts are integers: 2.5 constraints or 2.7 clusters are refused, not truncated.
+    with pytest.raises(InvalidParameterError, match=r"n_constraints must be an integer, got 2\.5"):
+        load_instance({"data": "iris", "n_constraints": 2.5})
+    with pytest.raises(InvalidParameterError, match="n_erroneous must be >= 0, got -1"):
+        load_instance({"data": "iris", "n_constraints": 5, "n_erroneous": -1})
+    with pytest.raises(InvalidParameterError, match=r"n_clusters must be an integer, got 2\.7"):
+        impact_score_task({"data": "iris", "n_constraints": 5, "n_clusters": 2.7, "max_iter": 2})
 
 
 def test_load_instance_generates_constraints_with_the_requested_errors():
