@@ -17,8 +17,10 @@ from ccopt.exceptions import (
 )
 
 __all__ = [
+    "check_bool",
     "check_choice",
     "check_data",
+    "check_fraction",
     "check_labels",
     "check_n_clusters",
     "check_nonnegative",
@@ -257,6 +259,18 @@ def check_nonnegative(value, name: str) -> float:
     value = float(value)
     if not np.isfinite(value) or value < 0:
         raise InvalidParameterError(f"{name} must be finite and >= 0, got {value}.")
+    return value
+
+
+def check_fraction(value, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float in ``(0, 1]`` (``[0, 1]`` with ``allow_zero``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{name} must be a number, got {_show(value)}.")
+    value = float(value)
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not (low_ok and value <= 1):
+        bound = "[0, 1]" if allow_zero else "(0, 1]"
+        raise InvalidParameterError(f"{name} must lie in {bound}, got {value}.")
     return value
 
 

@@ -73,7 +73,13 @@ from pathlib import Path
 import numpy as np
 
 from ccopt._parallel import keyed_seed, parallel_imap, root_seed
-from ccopt._validation import check_bool, check_choice, check_positive_int
+from ccopt._validation import (
+    check_bool,
+    check_choice,
+    check_fraction,
+    check_nonnegative,
+    check_positive_int,
+)
 from ccopt.exceptions import InvalidParameterError
 
 __all__ = [
@@ -824,7 +830,7 @@ def load_instance(config: Mapping):
     from ccopt.generators import make_gaussian_clusters, noisy_constraints, synthetic_instance
 
     data = config.get("data", "synthetic")
-    seed = config.get("instance_seed", config.get("seed", 0))
+    seed = _instance_seed(config)
     if data == "synthetic":
         missing = [k for k in ("n_samples", "n_classes") if k not in config]
         if "n_constraints" not in config:
@@ -856,15 +862,22 @@ def load_instance(config: Mapping):
         p = check_positive_int(config["n_constraints"], "n_constraints", minimum=0)
         q = check_positive_int(config.get("n_erroneous", 0), "n_erroneous", minimum=0)
     elif "constraint_fraction" in config:
-        p = math.ceil(float(config["constraint_fraction"]) * n - 1e-9)
-        q = math.ceil(float(config.get("error_fraction", 0.0)) * p - 1e-9)
+        # A fraction of n, which may exceed 1 (more constraints than objects); q is a share of p.
+        p = math.ceil(check_nonnegative(config["constraint_fraction"], "constraint_fraction") * n - 1e-9)
+        q = math.ceil(check_fraction(config.get("error_fraction", 0.0), "error_fraction", allow_zero=True) * p - 1e-9)
     else:
         return X, labels, Constraints.empty(n), None if labels is None else np.zeros(0, dtype=bool)
     if labels is None:
         raise InvalidParameterError(f"data {data!r} has no labels to generate constraints from.")
     # A generator of its own: the data of a synthetic instance already used ``seed``.
-    cons, erroneous = noisy_constraints(labels, p, q, random_state=np.random.default_rng([int(seed), 1]))
+    cons, erroneous = noisy_constraints(labels, p, q, random_state=np.random.default_rng([seed, 1]))
     return X, labels, cons, np.asarray(erroneous)
+
+
+def _instance_seed(config: Mapping) -> int:
+    """The seed that draws a task's data and constraints (``instance_seed``, else ``seed``, else 0)."""
+    name = "instance_seed" if "instance_seed" in config else "seed"
+    return check_positive_int(config.get(name, 0), name, minimum=0)
 
 
 def _load_dataset(data: str):
@@ -1084,7 +1097,7 @@ def constraint_set_task(config: Mapping) -> dict:
     if labels is None:
         raise InvalidParameterError("constraint_set_task needs data with ground-truth labels.")
     if not balanced:
-        seed = int(config.get("instance_seed", config.get("seed", 0)))
+        seed = _instance_seed(config)
         # Its own stream per kind: the correct and the erroneous collections are drawn independently.
         cons = random_pair_constraints(labels, p, erroneous=wrong,
                                        random_state=np.random.default_rng([seed, 2 + wrong])).constraints

@@ -43,6 +43,7 @@ import numpy as np
 
 from ccopt._validation import (
     check_bool,
+    check_fraction,
     check_labels,
     check_nonnegative,
     check_positive_int,
@@ -158,22 +159,11 @@ def _check_labels(labels) -> np.ndarray:
     return codes.reshape(-1).astype(np.int64)
 
 
-def _check_fraction(value, name: str, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a number, got {value!r}.")
-    value = float(value)
-    low_ok = value >= 0 if allow_zero else value > 0
-    if not (low_ok and value <= 1):
-        bound = "[0, 1]" if allow_zero else "(0, 1]"
-        raise InvalidParameterError(f"{name} must lie in {bound}, got {value}.")
-    return value
-
-
 def _check_fractions(fractions, name: str) -> list[float]:
     """A non-empty sequence of distinct fractions in (0, 1], sorted ascending."""
     if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Sequence | np.ndarray):
         raise InvalidParameterError(f"{name} must be a sequence of numbers in (0, 1], got {fractions!r}.")
-    fracs = sorted(_check_fraction(f, name) for f in fractions)
+    fracs = sorted(check_fraction(f, name) for f in fractions)
     if not fracs:
         raise InvalidParameterError(f"{name} must list at least one fraction in (0, 1].")
     if len(set(fracs)) != len(fracs):
@@ -584,7 +574,7 @@ def nested_noisy_constraints(labels, fractions: Sequence[float] = (0.15, 0.20), 
     y = _check_labels(labels)
     fracs = _check_fractions(fractions, "fractions")
     keys = _set_keys(fracs, "p")
-    err = _check_fraction(error_fraction, "error_fraction", allow_zero=True)
+    err = check_fraction(error_fraction, "error_fraction", allow_zero=True)
     rng = check_random_state(random_state)
     consistent = check_bool(consistent, "consistent")
     classes = _Classes(y)
@@ -671,7 +661,7 @@ def cs_constraints(labels, fraction, *, sampling: str = "complete", random_state
         Pairs ``(i, j)`` with ``i < j``; for "complete" in lexicographic order, for "pairs"
         in draw order. Empty when ``n_f < 2``.
     """
-    fraction = _check_fraction(fraction, "fraction")
+    fraction = check_fraction(fraction, "fraction")
     return next(iter(cs_constraint_sets(labels, (fraction,), sampling=sampling,
                                         random_state=random_state, suffix="").values()))
 
@@ -749,8 +739,8 @@ def noisy_pair_constraints(labels, noise, *, fraction: float = 0.1, sampling: st
         Rows in the order the pairs were drawn, ``erroneous`` marks the flipped ones.
     """
     y = _check_labels(labels)
-    q = _check_fraction(noise, "noise", allow_zero=True)
-    f = _check_fraction(fraction, "fraction")
+    q = check_fraction(noise, "noise", allow_zero=True)
+    f = check_fraction(fraction, "fraction")
     sampling = _check_sampling(sampling)
     rng = check_random_state(random_state)
     classes = _Classes(y)
@@ -964,8 +954,8 @@ def synthetic_instance(n_samples: int, n_clusters: int, constraint_fraction: flo
     -------
     SyntheticInstance
     """
-    pf = _check_fraction(constraint_fraction, "constraint_fraction")
-    qf = _check_fraction(error_fraction, "error_fraction", allow_zero=True)
+    pf = check_fraction(constraint_fraction, "constraint_fraction")
+    qf = check_fraction(error_fraction, "error_fraction", allow_zero=True)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         seed = int(check_positive_int(random_state, "random_state", minimum=0))
     else:
@@ -1013,8 +1003,8 @@ def synthetic_design(n_instances: int = 500, *, sizes: Sequence[int] = (100, 200
     count = _count(n_instances, "n_instances")
     size_opts = [check_positive_int(s, "sizes") for s in sizes]
     k_opts = [check_positive_int(k, "n_clusters") for k in n_clusters]
-    p_opts = [_check_fraction(f, "constraint_fractions") for f in constraint_fractions]
-    q_opts = [_check_fraction(f, "error_fractions", allow_zero=True) for f in error_fractions]
+    p_opts = [check_fraction(f, "constraint_fractions") for f in constraint_fractions]
+    q_opts = [check_fraction(f, "error_fractions", allow_zero=True) for f in error_fractions]
     for name, opts in (("sizes", size_opts), ("n_clusters", k_opts),
                        ("constraint_fractions", p_opts), ("error_fractions", q_opts)):
         if not opts:

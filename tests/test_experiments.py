@@ -324,6 +324,14 @@ def test_load_instance_errors_are_specific():
         load_instance({"data": "iris", "n_constraints": 5, "n_erroneous": -1})
     with pytest.raises(InvalidParameterError, match=r"n_clusters must be an integer, got 2\.7"):
         impact_score_task({"data": "iris", "n_constraints": 5, "n_clusters": 2.7, "max_iter": 2})
+    # Fractions and seeds are named where they are wrong (a negative fraction used to be
+    # reported as a negative n_constraints, a string seed as a bare ValueError).
+    with pytest.raises(InvalidParameterError, match=r"constraint_fraction must be finite and >= 0, got -0\.1"):
+        load_instance({"data": "iris", "constraint_fraction": -0.1})
+    with pytest.raises(InvalidParameterError, match=r"error_fraction must lie in \[0, 1\], got 1\.5"):
+        load_instance({"data": "iris", "constraint_fraction": 0.1, "error_fraction": 1.5})
+    with pytest.raises(InvalidParameterError, match="instance_seed must be an integer, got 'x'"):
+        load_instance({"data": "iris", "n_constraints": 3, "instance_seed": "x"})
 
 
 def test_load_instance_generates_constraints_with_the_requested_errors():
