@@ -54,6 +54,7 @@ import functools
 import itertools
 import math
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -199,6 +200,11 @@ class SolverOptions:
         if not isinstance(self.extra, dict):
             raise InvalidParameterError(f"extra solver options must be a dict, got {self.extra!r}.")
 
+    @property
+    def requested_threads(self) -> int | None:
+        """The thread count a solve asks for, as ``threads`` or as the solver option ``"threads"``."""
+        return self.threads if self.threads is not None else self.extra.get("threads")
+
 
 @dataclass(frozen=True)
 class SolveResult:
@@ -263,6 +269,36 @@ def _highspy():
             f"Solver {MATRIX_SOLVER!r} needs the highspy package. Install it with: pip install highspy."
         ) from exc
     return highspy
+
+
+# The thread count ccopt last gave HiGHS's process-wide scheduler (None: not sized by ccopt).
+_scheduler_threads: int | None = None
+_scheduler_lock = threading.Lock()
+
+
+def _size_highs_scheduler(threads, *, force: bool = False) -> None:
+    """Let the next HiGHS run use ``threads`` threads (``None``: whatever the scheduler has).
+
+    HiGHS runs every solve of a process on one global thread scheduler, created by the first
+    run. A later run whose ``threads`` option asks for another size stops at once with an
+    error ("the scheduler has already been initialized") and no solution. The size a run
+    without the option creates is HiGHS's choice and changed between releases: highspy
+    1.15 created one thread on a 2-core machine, 1.16 creates two. So after any default run,
+    an exact solve asking for one thread failed. Before a run that sets ``threads``, the
+    scheduler is therefore rebuilt, unless ccopt last built it with that size itself. The lock
+    keeps two threads of one process from rebuilding it at once.
+    """
+    global _scheduler_threads
+    if threads is None:
+        return
+    threads = int(threads)
+    with _scheduler_lock:
+        if _scheduler_threads == threads and not force:
+            return
+        reset = getattr(_highspy().Highs, "resetGlobalScheduler", None)
+        if reset is not None:
+            reset(True)
+        _scheduler_threads = threads
 
 
 @functools.cache
@@ -751,8 +787,15 @@ class HighsMatrixSolver:
         self._configure(h, time_limit)
         if self._start is not None:
             self._offer_start(h, reduction)
+        threads = self.options.requested_threads
+        _size_highs_scheduler(threads)
         run_start = time.perf_counter()
-        h.run()
+        ran = h.run()
+        if threads is not None and ran == _highspy().HighsStatus.kError and \
+                getattr(h.getModelStatus(), "name", "") == "kNotset":
+            # Sized by code outside ccopt since (the user's own HiGHS run): rebuild and rerun.
+            _size_highs_scheduler(threads, force=True)
+            h.run()
         timing["solve"] = time.perf_counter() - run_start
         model_status = h.getModelStatus()
         termination = getattr(model_status, "name", str(model_status))
@@ -1340,6 +1383,8 @@ class PersistentSolver:
         run = dict(tee=self.options.tee, load_solutions=False, **kwargs)
         if opts:
             run["options"] = opts
+        if self.name in _HIGHS_NAMES:
+            _size_highs_scheduler(self.options.requested_threads)
         started = time.perf_counter()
         results = self._opt.solve(model, **run)
         termination = results.solver.termination_condition
@@ -1404,6 +1449,8 @@ class PersistentSolver:
                 extra.setdefault("mip_rel_gap", defaults["mip_rel_gap"])
         if extra:
             config["solver_options"] = extra
+        if self.name in _HIGHS_NAMES:
+            _size_highs_scheduler(self.options.requested_threads)
         results = self._opt.solve(self.model, **config)
         status = _NEW_STATUS.get(getattr(results.termination_condition, "name", ""), Status.ERROR)
         solution_name = getattr(results.solution_status, "name", "")

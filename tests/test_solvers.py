@@ -596,3 +596,26 @@ def test_same_kmedoids_model_same_optimum_whatever_the_solver(solver):
     m = build_kmedoids_model(problem)
     assert solve(m, solver).objective == pytest.approx(expected, rel=1e-6)
     assert kmedoids_labels(m)[1].size == 3
+
+
+# --------------------------------------------------------------------------- HiGHS thread scheduler
+def _knapsack():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(20), domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=sum((i % 7 + 1) * m.x[i] for i in range(20)) <= 23)
+    m.o = pyo.Objective(expr=-sum((i % 5 + 1) * m.x[i] for i in range(20)))
+    return m
+
+
+@pytest.mark.parametrize("solver", ["highs_matrix", "appsi_highs"])
+def test_a_solve_may_ask_for_another_thread_count_than_the_last(solver):
+    # HiGHS sizes one scheduler per process at its first run and refused a later run asking
+    # for another size ("the scheduler has already been initialized"): no solution, status
+    # error. With highspy 1.16 a default run takes every core, so the exact baselines'
+    # threads=1 solves failed after any other solve in the process.
+    answers = [solve(_knapsack(), solver, threads=threads, mip_gap=0.0)
+               for threads in (2, 1, None, 2, 1)]
+    assert [r.status for r in answers] == [Status.OPTIMAL] * 5
+    assert {r.objective for r in answers} == {answers[0].objective}
+    # The count may also come as a HiGHS option of its own.
+    assert solve(_knapsack(), solver, options={"threads": 2}).status is Status.OPTIMAL

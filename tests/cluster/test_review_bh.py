@@ -31,9 +31,9 @@ def test_solve_stopped_by_a_solution_limit_is_not_reported_optimal(solver):
     # solver_options) used to be reported as "optimal" and its incumbent returned as is.
     # Now: status "optimal" only for P's optimum; otherwise "feasible", and the incumbent is
     # improved by the local search like a time-limited one (never worse, always feasible).
-    stopped_early = 0
-    for seed in range(280, 296):
-        X, centers, k, rows, penalty, _, _ = random_instance(seed, n=8, k=3, max_rows=12, hard_prob=0.0)
+    stopped = 0
+    for seed in range(280, 300):
+        X, centers, k, rows, penalty, _, _ = random_instance(seed, n=9, k=3, max_rows=30, hard_prob=0.0)
         costs, labellings = brute_force(X, centers, k, rows, penalty)
         cost_of = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
         program = BHAssignmentProgram(make_problem(X, k, rows), penalty=penalty, centers=centers,
@@ -47,8 +47,11 @@ def test_solve_stopped_by_a_solution_limit_is_not_reported_optimal(solver):
             assert result.objective == pytest.approx(costs.min(), rel=1e-9, abs=1e-9)
         else:
             assert result.status is Status.FEASIBLE
-        stopped_early += incumbent > costs.min() + 1e-6
-    assert stopped_early >= 3  # the solution limit did stop some solves short of P's optimum
+        stopped += result.solves[-1].status is not Status.OPTIMAL
+    # The limit did stop some solves. Whether their first solution was already P's optimum
+    # depends on HiGHS: through highs_matrix, highspy 1.15 stopped 10 of these 20 short of
+    # it, 1.16 only 1.
+    assert stopped >= 3
 
 
 @settings(max_examples=25, deadline=None)
