@@ -49,6 +49,10 @@ def collect() -> str:
         f"Machine: {_cpu_model()}, 2 cores, Linux, Python {platform.python_version()}; shared with other "
         "jobs while these ran, so timings are noisy: compare ratios within one table.",
         "",
+        "Solver: HiGHS through highspy 1.15.1 in every report (up to the sixth session of 2026-11-23). "
+        "A fresh install now gets highspy 1.16.0. Its default MIP solves use both cores, where 1.15.1 "
+        "used one here, so its times may differ. The test suite passes with both.",
+        "",
         "Regenerate: run the `benchmarks/bench_*.py` scripts (each report names its command), then "
         "`python benchmarks/collect.py`.",
         "",
