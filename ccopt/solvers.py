@@ -1266,6 +1266,8 @@ class PersistentSolver:
         longer than HiGHS. The other interfaces load the model either way.
         """
         time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
+        if self.name in _HIGHS_NAMES:  # Pyomo's HiGHS interfaces; highs_matrix sizes its own runs
+            _size_highs_scheduler(self.options.requested_threads)
         start = time.perf_counter()
         try:
             if self.name == MATRIX_SOLVER:
@@ -1383,8 +1385,6 @@ class PersistentSolver:
         run = dict(tee=self.options.tee, load_solutions=False, **kwargs)
         if opts:
             run["options"] = opts
-        if self.name in _HIGHS_NAMES:
-            _size_highs_scheduler(self.options.requested_threads)
         started = time.perf_counter()
         results = self._opt.solve(model, **run)
         termination = results.solver.termination_condition
@@ -1449,8 +1449,6 @@ class PersistentSolver:
                 extra.setdefault("mip_rel_gap", defaults["mip_rel_gap"])
         if extra:
             config["solver_options"] = extra
-        if self.name in _HIGHS_NAMES:
-            _size_highs_scheduler(self.options.requested_threads)
         results = self._opt.solve(self.model, **config)
         status = _NEW_STATUS.get(getattr(results.termination_condition, "name", ""), Status.ERROR)
         solution_name = getattr(results.solution_status, "name", "")
