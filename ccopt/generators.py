@@ -643,9 +643,12 @@ def cs_constraints(labels, fraction, *, sampling: str = "complete", random_state
         the sample, labelled from the ground truth), the DILS reading that the pair count
         ``n_f (n_f - 1) / 2`` suggests.
     ``sampling="pairs"``
-        Draw ``n_f (n_f - 1) / 2`` distinct pairs uniformly among all ``n (n - 1) / 2``.
-        This is how the BH-kmeans authors regenerated the Iris and Wine sets: the published
-        ``iris(0.05).txt`` has 28 pairs touching 48 different objects, not 8.
+        Draw ``n_f (n_f - 1) / 2`` distinct pairs uniformly among all ``n (n - 1) / 2``,
+        as the BH-kmeans paper draws its noisy sets (Sec. 5.1). The authors' published
+        Iris and Wine sets are pairs too (``iris(0.05).txt``: 28 pairs touching 48 objects,
+        not 8), but only that one fits uniform sampling; in the seven others every pair lies
+        in the first half or so of the enumeration ``(0, 1), (0, 2), ..., (1, 2), ...``
+        (``published_set_structure`` in ``benchmarks/bench_bh_kmeans.py``).
 
     Parameters
     ----------

@@ -46,3 +46,33 @@ def test_letter_with_candidates_keeps_one_record_per_setting(benchmark_script, t
     assert all(r["ari"] > 0.9 and r["violations"] == 0 for r in records)
     report = (tmp_path / "bh_kmeans.md").read_text()
     assert "| 2 | appsi_highs |" in report and "| 2 | highs_matrix |" in report
+
+
+def test_published_set_structure_measures_share_and_span(benchmark_script, tmp_path, monkeypatch):
+    import math
+
+    bench = benchmark_script("bench_bh_kmeans")
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "data.csv").write_text("x,label\n0,0\n1,0\n2,1\n3,1\n4,1\n")
+    # Enumeration of the 10 pairs of 5 objects: (0,1)=0, (0,2)=1, ..., (1,2)=4, ..., (3,4)=9.
+    (folder / "constraints_CS5.csv").write_text("i,j,kind\n0,1,ML\n2,0,CL\n")
+    (folder / "constraints_CS10.csv").write_text("i,j,kind\n3,4,ML\n1,2,CL\n0,4,CL\n")
+    monkeypatch.setenv("CCOPT_DATASETS", str(tmp_path))
+    small, large = bench.published_set_structure("tiny")
+    # Same-class pairs among all 20 ordered pairs: 2 * 1 + 3 * 2 = 8.
+    assert small["set"] == "CS5" and large["set"] == "CS10"
+    assert small["uniform_ml_share"] == large["uniform_ml_share"] == 8 / 20
+    assert (small["pairs"], small["ml_share"], small["largest_smaller_index"]) == (2, 0.5, 0)
+    assert small["span"] == 2 / 10  # positions 0 and 1
+    assert math.isclose(small["log10_p_value"], 2 * math.log10(0.2))
+    assert (large["pairs"], large["ml_share"], large["largest_smaller_index"]) == (3, 1 / 3, 3)
+    assert large["span"] == 1.0  # (3, 4) is the last pair
+    assert large["log10_p_value"] == 0.0
+
+
+def test_the_report_section_says_when_the_data_are_missing(benchmark_script, tmp_path, monkeypatch):
+    bench = benchmark_script("bench_bh_kmeans")
+    monkeypatch.setenv("CCOPT_DATASETS", str(tmp_path / "absent"))
+    lines = bench.published_structure_lines()
+    assert sum("not computed" in line for line in lines) == 2  # Iris and Wine
