@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import platform
 import time
 import warnings
 
 import numpy as np
+
+from benchmarks import _reports
 
 # The paper's figures and the naive baseline measured by the project (../shared/TARGETS.md).
 PAPER_SYNTHETIC = {"precision": 0.97, "recall": 0.99, "f1": 0.98}
@@ -52,11 +53,8 @@ def with_row_id(X: np.ndarray) -> np.ndarray:
 
 
 def machine() -> str:
-    """One line describing the machine, for the reports."""
-    import os
-
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, {platform.system()} (shared with other jobs: timings are noisy)")
+    """The machine line of the impact-score reports (:func:`benchmarks._reports.machine`)."""
+    return f"{_reports.machine()} (shared with other jobs: timings are noisy)"
 
 
 def score_task(X, k, constraints, erroneous, method: str, seed: int, *, time_limit=None,

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import csv
 import logging
+import os
+import platform
 import sys
+from importlib import metadata
 from pathlib import Path
+
+# The packages whose versions decide a report's figures.
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "highspy", "pyomo")
 
 
 def command_line(script: str, argv) -> str:
@@ -20,6 +26,55 @@ def command_line(script: str, argv) -> str:
     """
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--report-only"]
     return " ".join([f"python benchmarks/{script}", *passed])
+
+
+def _cpu() -> tuple[str, bool]:
+    """The CPU's model name and whether it has AVX-512 (Linux; elsewhere the architecture)."""
+    model, flags = "", ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and not model:
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = line.split(":", 1)[1]
+    except OSError:
+        pass
+    return model or platform.processor() or platform.machine(), "avx512f" in flags.split()
+
+
+def _blas_kernel() -> str:
+    """The BLAS library numpy loaded and the kernel it chose for this CPU."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "BLAS unknown"
+    import numpy  # noqa: F401  (loads the BLAS library threadpoolctl reports)
+
+    for lib in threadpool_info():
+        if lib.get("user_api") == "blas":
+            return " ".join(part for part in (lib.get("internal_api"), lib.get("architecture"), "kernel") if part)
+    return "BLAS unknown"
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def machine() -> str:
+    """The machine a report was measured on, in one line.
+
+    Besides what decides the timings (CPU, cores), it names what decides the rounding: whether
+    the CPU has AVX-512 and which BLAS kernel was picked for it. On data with exactly tied
+    distances (Balance: every combination of four features from 1 to 5) ties break by that
+    rounding, so such rows can differ from machine to machine with the same code and seeds.
+    """
+    model, avx512 = _cpu()
+    versions = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
+    return (f"{model} ({'with' if avx512 else 'no'} AVX-512; {_blas_kernel()}), {os.cpu_count()} cores, "
+            f"{platform.system()}, Python {platform.python_version()}; {versions}")
 
 
 def log_task_progress(stream=None) -> None:

@@ -7,14 +7,10 @@ printers, so that both benchmarks measure the same data and report it the same w
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import resource
 import time
 import tracemalloc
 from collections.abc import Callable
-
-import numpy as np
 
 MIB = 1024.0 * 1024.0
 
@@ -82,8 +78,3 @@ def markdown_table(head: list[str], table: list[list[str]]) -> str:
     return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
                      + ["| " + " | ".join(row) + " |" for row in table])
 
-
-def machine() -> str:
-    """One line describing the machine, for the reports."""
-    return (f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, {os.cpu_count()} cores")

@@ -25,7 +25,6 @@ Writes ``<out-dir>/bh_first_step.csv`` and ``benchmarks/reports/bh_first_step.md
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
 from benchmarks.bench_bh_kmeans import constraint_sets, load_standardised
 from ccopt._validation import check_random_state
 from ccopt.cluster._init_centers import kmeanspp
@@ -166,8 +165,7 @@ def write_report(rows: list[dict], seconds: float, command: str) -> str:
     lines = [
         "# BH-kmeans: the first assignment step with HiGHS (diagnostic)",
         "",
-        f"Command: `{command}`. Machine: {platform.machine()}, {platform.python_version()}, "
-        f"2 cores. MILP limit {seconds:g} s per variant (the table runs allow 200 s).",
+        f"Command: `{command}`. Machine: {machine()}. MILP limit {seconds:g} s per variant (the table runs allow 200 s).",
         "",
         "P for the k-means++ centres of `BHKMeans(random_state=seed)` (the first step of the runs that "
         "hit the per-solve limit). *heuristic*: the assignment BH-kmeans falls back on after a "

@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import platform
 import resource
 import subprocess
 import sys
@@ -57,7 +56,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import CcoptError, ConvergenceWarning
@@ -224,7 +223,9 @@ def published_structure_lines() -> list[str]:
              "..., (1, 2), ... (the upper triangle row by row), so one object of every pair is "
              "among the first third of the rows, and the must-link share is about 0.22 where "
              "random pairs give 0.33. Iris CS5 alone fits random pairs. p-value: the chance that "
-             "as many uniformly random pairs all lie within the span, at most span^m.", "",
+             "as many uniformly random pairs all lie within the span, at most span^m. What this "
+             "does to the ARI (why the paper's Iris row does not rise with the set size) is "
+             "measured in benchmarks/summary.md.", "",
              "| data set | set | n | pairs | must-link share | uniform pairs: expected share | "
              "largest smaller index | span of the enumeration | log10 p-value |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -387,8 +388,7 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
         "random pairs) for the other 23 data sets, because the DILS originals are not available "
         "here. Paper columns: BH-kmeans with Gurobi 9.5 (\"paper\") and DILS.",
         "",
-        f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, 2 cores. Timings depend on the machine's load (its speed varies "
+        f"Machine: {machine()}. Timings depend on the machine's load (its speed varies "
         "by up to 40 % between runs): compare them within this report only.",
         "",
         f"Command: `{command}`",

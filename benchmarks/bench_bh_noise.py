@@ -33,7 +33,6 @@ for a smoke test).
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 import warnings
@@ -45,7 +44,14 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, figure_note, read_rows, save_report
+from benchmarks._reports import (
+    append_row,
+    command_line,
+    figure_note,
+    machine,
+    read_rows,
+    save_report,
+)
 from benchmarks.bench_bh_kmeans import load_standardised
 from ccopt.cluster import BHKMeans
 from ccopt.exceptions import ConvergenceWarning
@@ -169,8 +175,7 @@ def write_report(csv_path: Path, command: str) -> None:
              "solve (as in the paper).", "",
              ("Left out of the averages (grid not complete when this report was written): "
               + ", ".join(f"{d} ({counts[d]} of {grid} runs)" for d in partial) + ".\n\n" if partial else "")
-             + f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-             "2 cores. Timings were taken on a loaded, shared 2-core machine (other agents' benchmarks "
+             + f"Machine: {machine()}. Timings were taken on a loaded, shared 2-core machine (other agents' benchmarks "
              "were running): compare them within this report only.", "",
              f"Command: `{command}`", "",
              "The paper shows Figures 1-2 as plots; its text gives no numbers, so the checks below are "

@@ -24,7 +24,6 @@ Reads ``--table`` (the 200 s table) and ``--solve-limit`` (its 20 s repeats), wr
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 from pathlib import Path
 
@@ -33,7 +32,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
 from benchmarks.bench_bh_kmeans import (
     CONSTRAINT_SEED,
     DATASETS,
@@ -98,8 +97,7 @@ def write_report(draws: dict, table: list[dict], limit: float, command: str, inc
     lines = [
         "# BH-kmeans: mean ARI per CS size across draws of the regenerated constraint sets",
         "",
-        f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}, 2 cores "
-        "(shared with other jobs: timings are noisy).",
+        f"Machine: {machine()} (shared with other jobs: timings are noisy).",
         "",
         f"Command: `{command}`",
         "",

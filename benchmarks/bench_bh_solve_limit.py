@@ -20,14 +20,13 @@ Reads ``<table>`` (default ``benchmarks/results/bh_kmeans.csv``), writes ``<out>
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
 from benchmarks.bench_bh_kmeans import (
     FIELDS,
     PAPER_ARI_MEAN,
@@ -116,8 +115,7 @@ def write_report(table: list[dict], repeats: list[dict], limit: float, command: 
     lines = [
         f"# BH-kmeans with a {limit:g} s per-solve limit (sensitivity; the paper's protocol is {table_limit} s)",
         "",
-        f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}, 2 cores "
-        "(shared with other jobs: timings are noisy).",
+        f"Machine: {machine()} (shared with other jobs: timings are noisy).",
         "",
         f"Command: `{command}`",
         "",

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import csv
 import logging
-import platform
 import sys
 import time
 import warnings
@@ -43,7 +42,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, read_rows, save_report
+from benchmarks._reports import draw_band, figure_note, machine, read_rows, save_report
 from ccopt.cluster import GreedyMLKMeans, MLKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -160,8 +159,7 @@ def summarise(rows: list[dict], datasets, args) -> str:
              "pairwise constraints implied by equally many must-link and disjoint cannot-link sets.",
              f"{args.instances} constraint sets x {args.runs} runs per point, base seed {args.seed}; the "
              "paper averages 100 x 100.",
-             f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; "
-             "timings taken on a loaded, shared 2-core machine — compare the ratio within a row only.",
+             f"Machine: {machine()}; timings taken on a loaded, shared 2-core machine — compare the ratio within a row only.",
              "",
              "Command: `python benchmarks/bench_jia.py"
              + ("" if args.instances == 20 and args.runs == 10 else f" --instances {args.instances} --runs {args.runs}")

@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
-import platform
 import sys
 import time
 import warnings
@@ -52,7 +50,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import command_line, save_report
+from benchmarks._reports import command_line, machine, save_report
 from ccopt.cluster import LCC, COPKMeans, PCKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
@@ -301,8 +299,6 @@ def main(argv=None) -> None:
     for r in rows:
         if r["algorithm"] == "LCC" and not r["dead_end"]:
             statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    machine = (f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-               f"numpy {np.__version__}, {os.cpu_count()} cores")
     command = command_line("bench_lcc.py", argv)
     report = f"""# LCC — Table 2 of Ganji, Bailey, Stuckey (2016): violated constraints
 
@@ -312,7 +308,7 @@ random partner of the same / a different class; half must-links), floor(n/4), fl
 and n constraints; {args.sets} constraint sets x {args.runs} runs per row (paper: 5 x 8); mean ±
 standard deviation over those {args.sets * args.runs} executions. Base seed {args.seed}.
 
-Machine: {machine}. Timings were taken on a loaded, shared 2-core machine (other agents were
+Machine: {machine()}. Timings were taken on a loaded, shared 2-core machine (other agents were
 running): read them as orders of magnitude and compare within a row only. Total time
 {elapsed:.0f} s.
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -42,6 +41,10 @@ from pathlib import Path
 import numpy as np
 import pyomo.environ as pyo
 
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._reports import machine
 from ccopt import ClusteringProblem, Constraints
 from ccopt.models import (
     assignment_matrix,
@@ -299,8 +302,7 @@ def main(argv=None) -> int:
     met_build = [r["build"] <= 2 * r["direct_total"] for r in km]
     report = f"""# Pyomo models: construction, hand-off and solve against direct highspy
 
-Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()},
-{os.cpu_count()} cores. Timings were taken on a loaded, shared 2-core machine (other agents
+Machine: {machine()}. Timings were taken on a loaded, shared 2-core machine (other agents
 were running; load average {load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end):
 read them as ratios within a row. Total time {total:.0f} s. Seed {args.seed}.
 

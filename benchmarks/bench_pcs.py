@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import csv
 import logging
-import platform
 import sys
 import time
 import warnings
@@ -48,7 +47,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, read_rows, save_report
+from benchmarks._reports import draw_band, figure_note, machine, read_rows, save_report
 from ccopt.cluster import PCS, KMeans, KMeansS, PCKMeans
 from ccopt.constraints import Constraints
 from ccopt.datasets import load_benchmark, load_digits
@@ -257,8 +256,7 @@ def summarise(rows, datasets, scalings, sweep, args) -> str:
         "= 1, t = 0.8, T = 400, sizes = class sizes, random pairs labelled from the classes "
         f"(moderate number: {MODERATE}; the paper does not state its own). NMI as the paper's reference "
         "[26], Strehl and Ghosh: mutual information over the geometric mean of the entropies.",
-        f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; "
-        "timings on a loaded, shared 2-core machine (compare within a row only).", "",
+        f"Machine: {machine()}; timings on a loaded, shared 2-core machine (compare within a row only).", "",
         "Command: `python benchmarks/bench_pcs.py" + ("" if args.trials == 40 else f" --trials {args.trials}")
         + "`", "",
         "**Paper figures:** the paper gives Figs. 4-7 as error-bar plots only; no value is stated in the "

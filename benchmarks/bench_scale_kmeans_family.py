@@ -35,11 +35,10 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script: make the benchmarks package importable
     sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._reports import save_report  # noqa: E402
+from benchmarks._reports import machine, save_report  # noqa: E402
 from benchmarks._scale_common import (  # noqa: E402
     MIB,
     add_instance_arguments,
-    machine,
     markdown_table,
     measured,
     print_table,

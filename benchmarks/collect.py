@@ -7,9 +7,14 @@ called met where a report's own table shows it.
 
 from __future__ import annotations
 
-import platform
 import re
+import sys
 from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._reports import machine
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -20,16 +25,6 @@ REPORTS = HERE / "reports"
 ORDER = ("impact_table3", "impact_table3_large", "impact_gap_floor", "impact_data_variants", "impact_synthetic", "impact_k_sweep",
          "impact_set_selection",
          "bh_kmeans", "bh_clique_rows", "bh_solve_limit", "bh_set_draws", "bh_noise", "lcc", "jia", "pcs", "models", "scale", "scale_kmeans_family")
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _demoted(markdown: str) -> str:
@@ -46,8 +41,11 @@ def collect() -> str:
     parts = [
         "# Benchmarks",
         "",
-        f"Machine: {_cpu_model()}, 2 cores, Linux, Python {platform.python_version()}; shared with other "
-        "jobs while these ran, so timings are noisy: compare ratios within one table.",
+        "Machine: 2-core x86_64 Linux machines, shared with other jobs while these ran, so timings "
+        "are noisy: compare ratios within one table. Each report names its machine; those written "
+        "since the seventh session of 2026-11-23 also name the CPU's AVX-512 support, the BLAS "
+        "kernel and the package versions, because on data with tied distances (Balance) the "
+        f"figures follow the kernel's rounding. Collected on: {machine()}.",
         "",
         "Solver: HiGHS through highspy 1.15.1 in every report (up to the sixth session of 2026-11-23). "
         "A fresh install now gets highspy 1.16.0. Its default MIP solves use both cores, where 1.15.1 "
