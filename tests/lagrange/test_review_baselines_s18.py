@@ -230,8 +230,8 @@ def test_the_first_import_of_the_mssc_route_is_not_charged_to_the_base_solve(tmp
     # of time, and every pessimistic score came out positive (F1 0). Here the import is made
     # to take 1 s against T_b = 0.5 s. The overall limit (10 constraints, 5 s) leaves room for
     # that second and for the real imports (scikit-learn 1.9 with narwhals: about 0.4 s on a
-    # cold 2-core machine), which count against it: with 2 constraints and 1 s the re-solves
-    # were sometimes not started, a result of the overall limit, not of the import.
+    # 2-core machine), which count against it: with 2 constraints and 1 s the re-solves were
+    # often not started (3 runs in 4), a result of the overall limit, not of the import.
     script = textwrap.dedent("""
         import importlib.abc, sys, time
 
