@@ -28,11 +28,11 @@ def command_line(script: str, argv) -> str:
     return " ".join([f"python benchmarks/{script}", *passed])
 
 
-def _cpu() -> tuple[str, bool]:
+def _cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, bool]:
     """The CPU's model name and whether it has AVX-512 (Linux; elsewhere the architecture)."""
     model, flags = "", ""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in cpuinfo.read_text().splitlines():
             if line.startswith("model name") and not model:
                 model = line.split(":", 1)[1].strip()
             elif line.startswith("flags") and not flags:
@@ -63,7 +63,7 @@ def _version(package: str) -> str:
         return "absent"
 
 
-def machine() -> str:
+def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The machine a report was measured on, in one line.
 
     Besides what decides the timings (CPU, cores), it names what decides the rounding: whether
@@ -71,7 +71,7 @@ def machine() -> str:
     distances (Balance: every combination of four features from 1 to 5) ties break by that
     rounding, so such rows can differ from machine to machine with the same code and seeds.
     """
-    model, avx512 = _cpu()
+    model, avx512 = _cpu(cpuinfo)
     versions = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
     return (f"{model} ({'with' if avx512 else 'no'} AVX-512; {_blas_kernel()}), {os.cpu_count()} cores, "
             f"{platform.system()}, Python {platform.python_version()}; {versions}")

@@ -79,7 +79,7 @@ def test_task_progress_goes_to_a_log_stream_once_and_not_to_a_terminal(benchmark
         logger.setLevel(level)  # also clears the loggers' cached levels
 
 
-def test_machine_line_names_what_decides_rounding_and_versions(benchmark_script, monkeypatch, tmp_path):
+def test_machine_line_names_what_decides_rounding_and_versions(benchmark_script, tmp_path):
     import os
     from importlib import metadata
 
@@ -87,13 +87,11 @@ def test_machine_line_names_what_decides_rounding_and_versions(benchmark_script,
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse2 avx2 avx512f\n"
                        "processor\t: 1\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse2 avx2 avx512f\n")
-    real_path = reports.Path
-    monkeypatch.setattr(reports, "Path", lambda p: cpuinfo if p == "/proc/cpuinfo" else real_path(p))
-    line = reports.machine()
+    line = reports.machine(cpuinfo)
     assert line.startswith("Test CPU 9000 (with AVX-512; ")
     assert f"{os.cpu_count()} cores" in line
     for package in ("numpy", "scikit-learn", "highspy"):
         assert f"{package} {metadata.version(package)}" in line
 
     cpuinfo.write_text("model name\t: Other CPU\nflags\t\t: fpu sse2 avx2\n")
-    assert reports.machine().startswith("Other CPU (no AVX-512; ")
+    assert reports.machine(cpuinfo).startswith("Other CPU (no AVX-512; ")
