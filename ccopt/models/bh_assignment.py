@@ -137,6 +137,7 @@ from functools import cached_property
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
@@ -983,17 +984,32 @@ class BHAssignmentProgram:
 
     def _free_units_nearest(self, unit_labels: np.ndarray) -> np.ndarray:
         """``unit_labels`` with every free unit (no row mentions it; none when size bounds
-        are set) at its nearest centre, when P admits that (no cluster left empty).
+        are set) in its cheapest cluster, the other units left where they are.
 
         The local search pins those units, since their best cluster is the nearest; a start
         such as the previous assignment leaves them where the earlier centres put them.
+        Only P's non-empty clusters tie them together: a cluster that no other unit holds
+        needs one free unit, so each such cluster takes the free unit that is cheapest to
+        divert there (an assignment problem, solved exactly) and the rest go to their
+        nearest centres. Unchanged when the free units cannot fill those clusters.
         """
         free = self.plan.free_units
         if not free.size:
             return unit_labels
-        moved = unit_labels.copy()
-        moved[free] = np.argmin(self._state[2][free], axis=1)
-        return moved if np.isfinite(self._unit_objective(moved)) else unit_labels
+        cost = self._state[2][free]
+        nearest = np.argmin(cost, axis=1)
+        placed = unit_labels.copy()
+        placed[free] = nearest
+        held = np.ones(unit_labels.size, dtype=bool)
+        held[free] = False
+        unheld = np.setdiff1d(np.arange(self.plan.n_clusters), unit_labels[held])
+        if unheld.size > free.size:
+            return unit_labels
+        if unheld.size:
+            diversion = cost[:, unheld].T - cost[np.arange(free.size), nearest]
+            clusters, units = linear_sum_assignment(diversion)
+            placed[free[units]] = unheld[clusters]
+        return placed
 
     def _unit_objective(self, unit_labels: np.ndarray) -> float:
         dist, big_m, _ = self._state

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ccopt import Constraints
@@ -116,26 +116,28 @@ def test_bh_kmeans_equals_the_loop_over_enumerated_assignment_steps(seed):
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 10_000), contract=st.booleans())
-def test_time_limited_fallback_leaves_no_free_object_away_from_its_nearest_centre(seed, contract):
-    # Objects no row mentions cost only their distance: once every cluster keeps a member,
-    # the nearest centre is their best cluster. The local search pins them, so the fallback
-    # must put them there; from the previous assignment it left them where the earlier
-    # centres had put them.
+@example(seed=81, contract=True)
+def test_time_limited_fallback_places_the_free_objects_best_for_the_rest(seed, contract):
+    # Objects no row mentions cost only their distance and P's rule that no cluster is
+    # empty. The local search pins them, so the fallback must place them best for where
+    # the constrained objects ended: from the previous assignment it once left them where
+    # the earlier centres had put them. Seed 81 (found by a 15-fold longer run of this
+    # test): moving every free object to its nearest centre would empty a cluster, and the
+    # fallback then kept all of them where they were (13.48) instead of diverting one
+    # (8.83).
     X, centers, k, rows, penalty, _, _ = random_instance(seed, n=7, k=3, max_rows=4, hard_prob=0.4)
     costs, labellings = brute_force(X, centers, k, rows, penalty)
     assume(np.isfinite(costs.min()))
-    cost_of = {tuple(lab): c for lab, c in zip(labellings.tolist(), costs, strict=True)}
     program = BHAssignmentProgram(make_problem(X, k, rows), penalty=penalty, contract=contract,
                                   decompose=False, centers=X[:k])
     program.solve()
     program.set_centers(centers)
     result = program.solve(time_limit=1e-9)
     assert result.status is Status.TIME_LIMIT
-    free = np.setdiff1d(np.arange(X.shape[0]), [r[i] for r in rows for i in (0, 1)])
-    nearest = np.argmin(((X[:, None, :] - centers[None]) ** 2).sum(axis=2), axis=1)
-    moved = result.labels.copy()
-    moved[free] = nearest[free]
-    assert cost_of[tuple(result.labels.tolist())] <= cost_of[tuple(moved.tolist())] + 1e-9
+    constrained = np.unique(np.array([r[i] for r in rows for i in (0, 1)], dtype=np.int64))
+    same_rest = (labellings[:, constrained] == result.labels[constrained]).all(axis=1)
+    ours = costs[(labellings == result.labels).all(axis=1)][0]
+    assert ours <= costs[same_rest].min() + 1e-9
 
 
 def test_a_solver_failure_after_the_first_step_is_raised_not_reported_as_a_time_limit(monkeypatch):
