@@ -30,9 +30,10 @@ def root_seed(random_state) -> int:
 
     Parameters
     ----------
-    random_state : int, numpy.random.Generator or None
-        An int is returned as is; a Generator gives one draw; ``None`` draws fresh entropy
-        (the returned value makes that run reproducible afterwards).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None
+        An int is returned as is; a Generator or RandomState gives one draw (as
+        :func:`ccopt._validation.check_random_state` takes it); ``None`` draws fresh
+        entropy (the returned value makes that run reproducible afterwards).
 
     Returns
     -------
@@ -40,12 +41,14 @@ def root_seed(random_state) -> int:
     """
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**63 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
     if random_state is None:
         return int(np.random.SeedSequence().entropy % (2**63 - 1))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
         return int(random_state)
     raise InvalidParameterError(
-        f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}."
+        f"random_state must be None, a non-negative int, a numpy Generator or a RandomState, got {random_state!r}."
     )
 
 
@@ -54,7 +57,7 @@ def task_seeds(random_state, n_tasks: int) -> list[int]:
 
     Parameters
     ----------
-    random_state : int, numpy.random.Generator or None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None
         ``None`` draws fresh entropy (not reproducible).
     n_tasks : int
 

@@ -24,6 +24,7 @@ __all__ = [
     "check_labels",
     "check_n_clusters",
     "check_nonnegative",
+    "check_not_vanishing",
     "check_positive_int",
     "check_random_state",
     "check_time_limit",
@@ -47,6 +48,10 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
     """
     if X is None:
         raise InvalidDataError(f"{name} is None; expected an array of shape (n_samples, n_features).")
+    if type(X).__module__.startswith("scipy.sparse"):
+        raise InvalidDataError(
+            f"{name} is a sparse matrix ({type(X).__name__}); the algorithms work on dense data: "
+            f"pass {name}.toarray().")
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
@@ -112,6 +117,29 @@ def check_distance_range(X: np.ndarray, name: str = "X", *, n_samples: int | Non
             "objects overflow. Rescale the features (e.g. standardise them) first."
         )
 
+
+
+def check_not_vanishing(X: np.ndarray, name: str = "X") -> None:
+    """Refuse data so close to zero that squared distances underflow float64.
+
+    Below about 1e-146 in absolute value a squared coordinate falls under the smallest
+    normal float64 (about 2.2e-308) times its precision, so squared distances lose their
+    digits or become 0 and every algorithm would cluster noise (at 1e-165 they are all 0).
+    Data that are all zero are fine: there is nothing to lose.
+
+    Raises
+    ------
+    InvalidDataError
+        If the largest absolute value is positive but below that limit.
+    """
+    largest = float(np.abs(X).max()) if X.size else 0.0
+    info = np.finfo(np.float64)
+    if largest > 0.0 and largest * largest < info.tiny / info.eps:
+        raise InvalidDataError(
+            f"{name} is too small for squared Euclidean distances in float64 (largest absolute "
+            f"value {largest:.3g}): they underflow to 0. Rescale the features (e.g. standardise "
+            "them) first."
+        )
 
 #: Warn when |mean|^2 exceeds this multiple of the total variance: the kernels' relative error,
 #: about 1e-16 |mean|^2 / variance, then passes 1e-8.

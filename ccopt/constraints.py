@@ -17,7 +17,7 @@ import csv
 import numbers
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from os import PathLike
@@ -84,6 +84,12 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
     """Return ``pairs`` as an int64 array of shape (m, 2) or raise naming the bad rows."""
     if pairs is None:
         return np.empty((0, 2), dtype=np.int64)
+    if isinstance(pairs, (set, frozenset, dict)):
+        raise InvalidConstraintError(
+            f"{what} is a {type(pairs).__name__}, which has no order; pass a list or array of "
+            "pairs (results come back in the order given).")
+    if isinstance(pairs, Iterator):  # a generator of pairs: read it once
+        pairs = list(pairs)
     try:
         arr = np.asarray(pairs)
     except Exception as exc:
@@ -416,6 +422,18 @@ class Constraints:
             if mat.shape[0] != mat.shape[1]:
                 raise InvalidConstraintError(f"A constraint matrix must be square (n x n), got shape {mat.shape}.")
             _check_matrix_dtype(mat.dtype)
+            # Summing repeated cells would hide them: ML + CL on one cell adds up to "none".
+            # (Stored zeros mean nothing and may repeat.)
+            stored = np.flatnonzero(mat.data != 0)
+            cell = mat.row[stored].astype(np.int64) * mat.shape[1] + mat.col[stored]
+            _, first, count = np.unique(cell, return_index=True, return_counts=True)
+            if (count > 1).any():
+                first = stored[first]
+                repeated = [f"({mat.row[f]}, {mat.col[f]}) x{c}" for f, c in
+                            zip(first[count > 1][:5].tolist(), count[count > 1][:5].tolist(), strict=True)]
+                raise InvalidConstraintError(
+                    "The sparse constraint matrix stores a cell more than once (a cell holds one "
+                    f"value; call sum_duplicates() first if the sum is meant): {', '.join(repeated)}.")
             mat.sum_duplicates()
             keep = mat.data != 0
             rows, cols, vals = mat.row[keep], mat.col[keep], mat.data[keep]

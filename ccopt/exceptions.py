@@ -135,8 +135,9 @@ class ClusteringDeadEndError(CcoptError, RuntimeError):
 class NotFittedError(CcoptError, ValueError, AttributeError):
     """An estimator is used before it was fitted.
 
-    A ``ValueError`` and an ``AttributeError``, like scikit-learn's ``NotFittedError``, so
-    code written for scikit-learn estimators catches it the same way.
+    A ``ValueError`` and an ``AttributeError``, like scikit-learn's ``NotFittedError``. The
+    estimators raise a subclass that is scikit-learn's ``NotFittedError`` as well, so code
+    written for scikit-learn estimators catches it by that name too.
     """
 
 

@@ -15,6 +15,7 @@ from ccopt._validation import (
     check_data,
     check_distance_range,
     check_n_clusters,
+    check_not_vanishing,
     check_positive_int,
     warn_far_from_origin,
 )
@@ -72,10 +73,12 @@ class ClusteringProblem:
         InvalidDataError, InvalidConstraintError, InvalidParameterError,
         InfeasibleConstraintsError
             ``InvalidDataError`` also when the data is so large that sums of squared
-            distances overflow float64 (every algorithm here computes them).
+            distances overflow float64, or so close to zero that they underflow (every
+            algorithm here computes them).
         """
         X = check_data(X)
         check_distance_range(X)
+        check_not_vanishing(X)
         warn_far_from_origin(X)
         n = X.shape[0]
         k = check_n_clusters(n_clusters, n)

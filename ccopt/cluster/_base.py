@@ -8,22 +8,37 @@ attributes common to all algorithms.
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_data, check_random_state, check_time_limit
 from ccopt.cluster._init_centers import squared_distances
-from ccopt.exceptions import InvalidDataError, NotFittedError
+from ccopt.exceptions import (
+    ConvergenceWarning,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
 from ccopt.metrics import wcss
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
-__all__ = ["ConstrainedClusterer", "FitOutcome", "function_twin"]
+__all__ = ["ConstrainedClusterer", "EstimatorNotFittedError", "FitOutcome", "function_twin"]
+
+
+class EstimatorNotFittedError(NotFittedError, SklearnNotFittedError):
+    """What an unfitted estimator raises: ccopt's and scikit-learn's ``NotFittedError``.
+
+    Defined here rather than in :mod:`ccopt.exceptions`, which does not import scikit-learn
+    (``import ccopt`` stays light); every estimator imports it anyway.
+    """
 
 
 @dataclass
@@ -91,7 +106,9 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : ignored
+        y : None or array-like of shape (n_samples,)
+            Ignored, as in scikit-learn's clustering estimators (a pipeline may pass class
+            labels). Anything else is refused: pairs given here would be lost.
         ml, cl : array-like of int, shape (m, 2), optional
             Must-link and cannot-link pairs (0-based object indices).
         constraints : Constraints, optional
@@ -100,11 +117,17 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Warns
+        -----
+        ConvergenceWarning
+            When ``labels_`` leaves a cluster empty (fewer than ``n_clusters`` clusters).
         """
         problem = ClusteringProblem.create(
             X, self.n_clusters, constraints, ml=ml, cl=cl,
             require_closure=self._requires_feasible_closure, **self._size_bounds(),
         )
+        _check_ignored_y(y, problem.n_samples)
         rng = check_random_state(getattr(self, "random_state", None))
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():
@@ -126,10 +149,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         self.n_features_in_ = problem.n_features
         for key, value in (outcome.extra or {}).items():
             setattr(self, f"{key}_", value)
+        _warn_empty_clusters(type(self).__name__, problem, labels)
 
     def fit_predict(self, X, y=None, *, ml=None, cl=None, constraints=None) -> np.ndarray:
         """Fit and return ``labels_``."""
-        return self.fit(X, ml=ml, cl=cl, constraints=constraints).labels_
+        return self.fit(X, y, ml=ml, cl=cl, constraints=constraints).labels_
 
     def predict(self, X) -> np.ndarray:
         """Nearest fitted centre of each object of ``X``: how new data joins the clusters.
@@ -179,16 +203,41 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
-            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit first.")
+            raise EstimatorNotFittedError(f"This {type(self).__name__} is not fitted yet; call fit first.")
 
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: a public name ending in "_" is a fitted
         # attribute read before fit. NotFittedError subclasses AttributeError, so hasattr()
         # and getattr(..., default) keep working (scikit-learn's checks rely on them).
         if name.endswith("_") and not name.startswith("_"):
-            raise NotFittedError(f"This {type(self).__name__} is not fitted yet, so it has no {name}; "
+            raise EstimatorNotFittedError(f"This {type(self).__name__} is not fitted yet, so it has no {name}; "
                                  "call fit first.")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _check_ignored_y(y, n_samples: int) -> None:
+    """Refuse a ``y`` that is not ``None`` or one value per object (likely misplaced pairs)."""
+    if y is None:
+        return
+    shape = np.shape(y)
+    if shape != (n_samples,):
+        raise InvalidParameterError(
+            f"y is ignored, but it was given with shape {shape} where X has {n_samples} rows; "
+            "pass constraints by keyword: fit(X, ml=..., cl=...) or fit(X, constraints=...)."
+        )
+
+
+def _warn_empty_clusters(name: str, problem: ClusteringProblem, labels: np.ndarray) -> None:
+    """Say so when a fit hands back fewer than ``n_clusters`` clusters (scikit-learn's KMeans does)."""
+    k = problem.n_clusters
+    empty = np.flatnonzero(np.bincount(labels, minlength=k) == 0)
+    if not empty.size:
+        return
+    n_distinct = np.unique(problem.X, axis=0).shape[0]
+    why = (f"the data has only {n_distinct} distinct point{'s' * (n_distinct != 1)}" if n_distinct < k
+           else "from this start; try another random_state or init, or n_init > 1")
+    warnings.warn(f"{name} ended with {empty.size} empty cluster(s) of n_clusters={k} "
+                  f"(cluster(s) {empty.tolist()}): {why}.", ConvergenceWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------- function twins

@@ -47,6 +47,7 @@ import numpy as np
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import (
+    check_bool,
     check_nonnegative,
     check_positive_int,
     check_time_limit,
@@ -242,12 +243,14 @@ class BHKMeans(ConstrainedClusterer):
                 f"solver_options must be a dict or None, got {type(self.solver_options).__name__}.")
         n_candidates = (None if self.n_candidates is None
                         else check_positive_int(self.n_candidates, "n_candidates"))
+        decompose = check_bool(self.decompose, "decompose")
+        tee = check_bool(self.tee, "tee")
         solver = check_solver(self.solver)
         starts = 1 if not isinstance(init, str) else n_init
 
         program = BHAssignmentProgram(
-            problem, penalty=penalty, decompose=bool(self.decompose), solver=solver,
-            mip_gap=self.mip_gap, threads=self.threads, tee=bool(self.tee),
+            problem, penalty=penalty, decompose=decompose, solver=solver,
+            mip_gap=self.mip_gap, threads=self.threads, tee=tee,
             solver_options=self.solver_options, n_candidates=n_candidates,
             cuts_after=self.cuts_after,  # checked by the program
         )

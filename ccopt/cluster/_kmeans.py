@@ -416,14 +416,6 @@ class KMeans(ConstrainedClusterer):
         if status is Status.ITERATION_LIMIT:
             warnings.warn(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
                           "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
-        n_empty = k - np.unique(best.labels).size
-        if n_empty:
-            # Like scikit-learn's KMeans, say so rather than hand back fewer clusters silently.
-            n_distinct = np.unique(points, axis=0).shape[0]
-            why = (f"the data has only {n_distinct} distinct points (must-link groups count as one)"
-                   if n_distinct < k else "from these starting centres; try other init or n_init > 1")
-            warnings.warn(f"KMeans ended with {n_empty} empty cluster(s) of n_clusters={k}: {why}.",
-                          ConvergenceWarning, stacklevel=3)
         logger.debug("KMeans: best WCSS %.6g after %d iterations (%s)", best_cost, best.n_iter, status)
         return FitOutcome(labels=closure.expand(best.labels), centers=best.centers,
                           objective=best_cost, n_iter=best.n_iter, status=status,

@@ -121,6 +121,10 @@ def _check_sizes(sizes, n_samples: int, n_clusters: int, owner: str) -> np.ndarr
         arr = np.asarray(sizes)
     except Exception as exc:
         raise InvalidParameterError(f"sizes could not be read as an array: {exc}") from exc
+    if arr.dtype == object or (not isinstance(sizes, np.ndarray) and arr.ndim == 1
+                               and any(isinstance(v, (bool, np.bool_)) for v in sizes)):
+        # A list mixing True with ints becomes an int array: True would be read as 1.
+        raise InvalidParameterError(f"sizes must hold integers, got {sizes!r}.")
     if arr.ndim != 1 or arr.shape[0] != n_clusters:
         raise InvalidParameterError(
             f"sizes must be a 1-D list of n_clusters={n_clusters} target sizes, got shape {arr.shape}."

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccopt._parallel import parallel_imap, task_seeds
+from ccopt._parallel import _check_n_jobs, parallel_imap, task_seeds
 from ccopt._threads import one_thread
 from ccopt._timing import Deadline
 from ccopt._validation import (
@@ -199,7 +199,8 @@ class BaselineResult:
         ``optimal`` (every solve exact and optimal), ``feasible`` (heuristic solves),
         ``time_limit`` (some solve stopped on its limit or was skipped), ``interrupted``
         (Ctrl-C: the re-solves that finished are used, the others count as failed),
-        ``infeasible`` (no base solution).
+        ``infeasible`` (no base solution, and no time limit or Ctrl-C stopped its search).
+        Without a base solution ``time_limit`` and ``interrupted`` also come with NaN scores.
     seconds : float
     per_run_time_limit : float or None
         ``T_b``.
@@ -323,14 +324,6 @@ def _check_tau(tau) -> float:
     if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0.0 <= float(tau) < 1.0:
         raise InvalidParameterError(f"tau must lie in [0, 1), got {tau!r}.")
     return float(tau)
-
-
-def _check_n_jobs(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, bool) and n_jobs == -1:
-        return -1
-    return check_positive_int(n_jobs, "n_jobs")
 
 
 def _resolve_mode(solver_mode: str, criterion: str, n_samples: int) -> str:
@@ -835,8 +828,12 @@ def coherence(X, *, ml=None, cl=None, constraints=None, chunk_size: int = 1_000_
     contributions = np.ones(len(cons))
     if cons.n_ml == 0 or cons.n_cl == 0:
         return ConstraintSetMeasure("coherence", 1.0, cons.to_given(contributions), cons)
+    # Coherence does not depend on the scale: bring the largest value near 1 by a power of
+    # two (exact), so that the dot products neither overflow nor underflow (1e160, 1e-170).
     # Centred: the projections are differences of dot products, which a large common offset
     # (e.g. 1e6) would round into overlaps between segments that merely share an endpoint.
+    exponent = np.frexp(np.abs(data).max())[1] if data.size else 0
+    data = np.ldexp(data, -exponent)
     data = data - data.mean(axis=0)
     ml_pairs, cl_pairs = cons.ml_pairs, cons.cl_pairs
     C1, C2 = data[cl_pairs[:, 0]], data[cl_pairs[:, 1]]
@@ -929,8 +926,8 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
         The constraints cannot all hold with ``n_clusters`` clusters (no ``Z_B``): a
         cannot-link inside a must-link chain, fewer must-link groups than clusters, a
         cannot-link clique larger than ``n_clusters``, or an exact solve proving it. When a
-        heuristic finds no base solution without such a proof, the result has status
-        ``infeasible`` and NaN scores instead.
+        heuristic finds no base solution without such a proof, the result has NaN scores
+        and status ``infeasible`` (``time_limit`` when the base solve ran out of time).
     SolverNotAvailableError
         Exact mode with a solver that is not installed.
     MemoryBudgetError
@@ -1100,7 +1097,9 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     failed[todo] = [run.labels is None for run in runs]
     statuses = [base.status] + [run.status for run in runs]
     if not math.isfinite(base_cost):
-        status = Status.INFEASIBLE
+        # No base solution: say why when the clock (or Ctrl-C) rather than the search ended it.
+        stopped = (Status.TIME_LIMIT, Status.INTERRUPTED)
+        status = base.status if base.status in stopped else Status.INFEASIBLE
     elif interrupted:
         status = Status.INTERRUPTED
     elif Status.TIME_LIMIT in statuses:

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from ccopt._timing import Deadline
 from ccopt.constraints import MustLinkClosure
+from ccopt.exceptions import InvalidParameterError
 
 __all__ = ["RepairResult", "Repairer", "repair_labels"]
 
@@ -178,12 +179,46 @@ def repair_labels(labels: np.ndarray, cost: np.ndarray, closure: MustLinkClosure
     -------
     RepairResult
 
+    Raises
+    ------
+    InvalidParameterError
+        ``labels`` not one int in ``0..k-1`` per object of ``closure``, ``cost`` not a
+        real (n_samples, k) array without NaN, or ``rng`` not a numpy Generator.
+
     Notes
     -----
-    Repeated repairs on one closure are cheaper through a :class:`Repairer`.
+    Repeated repairs on one closure are cheaper through a :class:`Repairer` (which trusts
+    its inputs).
     """
+    labels, cost = _checked_repair_input(labels, cost, closure, rng)
     return Repairer(closure)(labels, cost, rng, deadline=deadline, max_moves=max_moves,
                              max_search_nodes=max_search_nodes)
+
+
+def _checked_repair_input(labels, cost, closure: MustLinkClosure, rng) -> tuple[np.ndarray, np.ndarray]:
+    n = closure.component.shape[0]
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError(
+            f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}.")
+    cost = np.asarray(cost)
+    if cost.ndim != 2 or cost.shape[0] != n or cost.shape[1] < 1 or cost.dtype.kind not in "iuf":
+        raise InvalidParameterError(
+            f"cost must be a real array of shape (n_samples, k) = ({n}, k); got shape {cost.shape}, "
+            f"dtype {cost.dtype}.")
+    if np.isnan(cost).any():
+        raise InvalidParameterError("cost holds NaN; every object needs a cost in every cluster.")
+    labels = np.asarray(labels)
+    if labels.shape != (n,) or labels.dtype.kind not in "iu":
+        raise InvalidParameterError(
+            f"labels must be {n} integer cluster indices (one per object); got shape {labels.shape}, "
+            f"dtype {labels.dtype}.")
+    k = cost.shape[1]
+    outside = np.flatnonzero((labels < 0) | (labels >= k))
+    if outside.size:
+        raise InvalidParameterError(
+            f"labels must lie in 0..{k - 1} (cost has k = {k} columns); object {outside[0]} has "
+            f"label {labels[outside[0]]}.")
+    return labels.astype(np.int64), cost.astype(np.float64)
 
 
 def _backtrack_colouring(start, member_cost, k, indptr, neighbours, max_nodes, deadline):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ccopt._validation import check_positive_int
 from ccopt.constraints import Constraints
 from ccopt.exceptions import InvalidParameterError
 from ccopt.lagrange.driver import History
@@ -20,22 +21,40 @@ __all__ = ["ImpactScoreResult", "normalize_scores"]
 def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
     """Sec. 4.2: divide each score by the smallest score of its kind (ML or CL).
 
-    Normalised scores lie in [0, 1]; 1 marks the most suspicious constraint of its kind.
-    A kind whose scores are all 0 stays at 0.
+    Normalised scores of scores ``<= 0`` lie in [0, 1]; 1 marks the most suspicious
+    constraint of its kind. A kind whose scores are all ``>= 0`` stays at 0. A positive
+    score (which a heuristic baseline's independent runs can give) becomes negative, so no
+    threshold ``tau >= 0`` predicts it erroneous.
 
     Parameters
     ----------
     scores : array-like of float, shape (m,)
-        Impact scores, ``<= 0``.
+        Impact scores, finite (normally ``<= 0``).
     ml_mask : array-like of bool, shape (m,)
         True for the must-links (0/1 values are read as False/True).
 
     Returns
     -------
     ndarray of shape (m,)
+
+    Raises
+    ------
+    InvalidParameterError
+        Scores that are not finite numbers, a mask that is not boolean (or 0/1), or
+        lengths that differ.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    ml_mask = np.asarray(ml_mask, dtype=bool)
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"scores must be numbers: {exc}") from None
+    if not np.isfinite(scores).all():
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise InvalidParameterError(f"scores must be finite; score {bad} is {scores[bad]}.")
+    raw_mask = np.asarray(ml_mask)
+    if raw_mask.dtype != bool and not (raw_mask.dtype.kind in "iuf" and np.isin(raw_mask, (0, 1)).all()):
+        raise InvalidParameterError(
+            f"ml_mask must be booleans (or 0/1), one per score; got dtype {raw_mask.dtype}.")
+    ml_mask = raw_mask.astype(bool)
     if ml_mask.shape != scores.shape:
         raise InvalidParameterError(
             f"ml_mask must have one entry per score ({scores.size}), got shape {ml_mask.shape}.")
@@ -154,14 +173,17 @@ class ImpactScoreResult:
         return np.argsort(self.scores, kind="stable")
 
     def table(self, *, limit: int | None = None) -> str:
-        """A readable table: pair, kind, score, normalised score, prediction (and truth)."""
+        """A readable table: pair, kind, score, normalised score, prediction (and truth).
+
+        ``limit`` (a positive int) keeps the most suspicious ``limit`` rows.
+        """
         header = f"{'rank':>4}  {'i':>6} {'j':>6}  {'kind':4}  {'score':>12}  {'norm':>6}  predicted"
         if self.erroneous is not None:
             header += "  truth"
         lines = [header, "-" * len(header)]
         order = self.ranking()
         if limit is not None:
-            order = order[:limit]
+            order = order[:check_positive_int(limit, "limit")]
         pairs, kinds = self.pairs, self.kinds
         for rank, idx in enumerate(order, start=1):
             line = (f"{rank:>4}  {pairs[idx, 0]:>6} {pairs[idx, 1]:>6}  {kinds[idx]:4}  "

@@ -93,7 +93,7 @@ def test_objective_is_the_wcss_with_respect_to_the_returned_centres(grouped):
 def test_empty_cluster_keeps_its_centre():
     X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 0.0], [1.1, 0.0]])
     init = np.array([[0.0, 0.0], [1.0, 0.0], [50.0, 50.0]])
-    with pytest.warns(ConvergenceWarning, match="1 empty cluster.*from these starting centres"):
+    with pytest.warns(ConvergenceWarning, match="1 empty cluster.*from this start"):
         est = KMeans(3, init=init).fit(X)
     np.testing.assert_array_equal(est.cluster_centers_[2], [50.0, 50.0])
     assert set(est.labels_.tolist()) == {0, 1}
@@ -159,6 +159,6 @@ def test_squared_distances_match_the_definition():
 
 
 def test_fewer_distinct_points_than_clusters_warns():
-    with pytest.warns(ConvergenceWarning, match="2 empty cluster.*only 1 distinct points"):
+    with pytest.warns(ConvergenceWarning, match="2 empty cluster.*only 1 distinct point"):
         est = KMeans(3, random_state=0).fit(np.ones((10, 2)))
     assert np.unique(est.labels_).size == 1

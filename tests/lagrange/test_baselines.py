@@ -466,7 +466,7 @@ def test_bad_parameters_are_named():
         optimistic_baseline(X, 2, ml=FIG4_ML, tau=1.5, progress=False)
     with pytest.raises(InvalidParameterError, match="Unknown criterion 'kmeans'"):
         naive_baseline(X, 2, ml=FIG4_ML, criterion="kmeans")
-    with pytest.raises(InvalidParameterError, match="n_jobs must be >= 1"):
+    with pytest.raises(InvalidParameterError, match="n_jobs must be a positive number of workers or -1"):
         optimistic_baseline(X, 2, ml=FIG4_ML, n_jobs=0, progress=False)
     with pytest.raises(InvalidParameterError, match="reuse_solutions must be True or False"):
         optimistic_baseline(X, 2, ml=FIG4_ML, reuse_solutions="yes", progress=False)
