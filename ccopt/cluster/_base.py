@@ -219,7 +219,10 @@ def _check_ignored_y(y, n_samples: int) -> None:
     """Refuse a ``y`` that is not ``None`` or one value per object (likely misplaced pairs)."""
     if y is None:
         return
-    shape = np.shape(y)
+    try:
+        shape = np.shape(y)
+    except ValueError:  # ragged, e.g. pairs of different lengths
+        shape = "ragged"
     if shape != (n_samples,):
         raise InvalidParameterError(
             f"y is ignored, but it was given with shape {shape} where X has {n_samples} rows; "

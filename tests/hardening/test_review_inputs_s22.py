@@ -65,6 +65,8 @@ def test_pairs_passed_as_y_are_refused_and_labels_as_y_are_ignored():
         ccopt.COPKMeans(2, random_state=0).fit(TWO_PAIRS, [(0, 2)])
     with pytest.raises(ccopt.InvalidParameterError, match="shape"):
         ccopt.LCC(2, random_state=0).fit_predict(TWO_PAIRS, [(0, 2), (1, 3)])
+    with pytest.raises(ccopt.InvalidParameterError, match="ragged"):
+        ccopt.LCC(2, random_state=0).fit(TWO_PAIRS, [(0, 2), (1,)])
     plain = ccopt.COPKMeans(2, random_state=0).fit(TWO_PAIRS).labels_
     np.testing.assert_array_equal(ccopt.COPKMeans(2, random_state=0).fit(TWO_PAIRS, [0, 0, 1, 1]).labels_, plain)
 
