@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ccopt._validation import check_random_state
 from ccopt.config import config_context, get_config
 from ccopt.exceptions import InvalidParameterError
 
@@ -31,18 +32,18 @@ def root_seed(random_state) -> int:
     Parameters
     ----------
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None
-        An int is returned as is; a Generator or RandomState gives one draw (as
-        :func:`ccopt._validation.check_random_state` takes it); ``None`` draws fresh
+        An int is returned as is; a Generator gives one draw (a RandomState becomes one
+        through :func:`ccopt._validation.check_random_state` first); ``None`` draws fresh
         entropy (the returned value makes that run reproducible afterwards).
 
     Returns
     -------
     int
     """
+    if isinstance(random_state, np.random.RandomState):
+        random_state = check_random_state(random_state)
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**63 - 1))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
     if random_state is None:
         return int(np.random.SeedSequence().entropy % (2**63 - 1))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:

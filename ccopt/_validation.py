@@ -18,6 +18,7 @@ from ccopt.exceptions import (
 
 __all__ = [
     "check_bool",
+    "check_bool_array",
     "check_choice",
     "check_data",
     "check_fraction",
@@ -307,6 +308,23 @@ def check_bool(value, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidParameterError(f"{name} must be True or False, got {_show(value)}.")
     return bool(value)
+
+
+def check_bool_array(values, name: str, n: int | None = None) -> np.ndarray:
+    """Return ``values`` as a 1-D bool array (0/1 numbers read as False/True), ``n`` entries if given."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise InvalidParameterError(f"{name} could not be read as a 1-D array: {exc}") from exc
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"{name} must be 1-D, got shape {arr.shape}.")
+    if n is not None and arr.shape[0] != n:
+        raise InvalidParameterError(f"{name} has {arr.shape[0]} entries, expected {n}.")
+    if arr.dtype != np.bool_:
+        if arr.size and not (np.issubdtype(arr.dtype, np.number) and np.isin(arr, (0, 1)).all()):
+            raise InvalidParameterError(f"{name} must be booleans (or 0/1), got dtype {arr.dtype}.")
+        arr = arr.astype(bool)
+    return arr
 
 
 def check_choice(value, name: str, choices: Iterable[str]) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccopt._validation import check_choice, check_data, check_labels
+from ccopt._validation import check_bool_array, check_choice, check_data, check_labels
 from ccopt.config import check_dense_memory
 from ccopt.constraints import ViolationReport, as_constraints
 from ccopt.exceptions import InvalidParameterError
@@ -297,8 +297,8 @@ def detection_scores(erroneous, predicted_erroneous, *, zero_division: float = 0
     -------
     DetectionScores
     """
-    truth = _as_bool(erroneous, "erroneous")
-    pred = _as_bool(predicted_erroneous, "predicted_erroneous", truth.shape[0])
+    truth = check_bool_array(erroneous, "erroneous")
+    pred = check_bool_array(predicted_erroneous, "predicted_erroneous", truth.shape[0])
     # numbers.Real, not (int, float): numpy scalars such as np.float32(1.0) are numbers too.
     if isinstance(zero_division, bool) or not isinstance(zero_division, numbers.Real):
         raise InvalidParameterError(f"zero_division must be a number or nan, got {zero_division!r}.")
@@ -312,22 +312,6 @@ def detection_scores(erroneous, predicted_erroneous, *, zero_division: float = 0
 
     return DetectionScores(tp, tn, fp, fn, ratio(tn, tn + fn), ratio(tn, tn + fp),
                            ratio(2 * tn, 2 * tn + fn + fp))
-
-
-def _as_bool(values, name: str, n: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise InvalidParameterError(f"{name} could not be read as a 1-D array: {exc}") from exc
-    if arr.ndim != 1:
-        raise InvalidParameterError(f"{name} must be 1-D, got shape {arr.shape}.")
-    if n is not None and arr.shape[0] != n:
-        raise InvalidParameterError(f"{name} has {arr.shape[0]} entries, expected {n}.")
-    if arr.dtype != np.bool_:
-        if arr.size and not (np.issubdtype(arr.dtype, np.number) and np.isin(arr, (0, 1)).all()):
-            raise InvalidParameterError(f"{name} must be booleans (or 0/1), got dtype {arr.dtype}.")
-        arr = arr.astype(bool)
-    return arr
 
 
 def alignment_score(labels_true, labels_pred, sizes, *, aligned: bool = False,

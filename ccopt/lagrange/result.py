@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccopt._validation import check_positive_int
+from ccopt._validation import check_bool_array, check_positive_int
 from ccopt.constraints import Constraints
 from ccopt.exceptions import InvalidParameterError
 from ccopt.lagrange.driver import History
@@ -50,11 +50,7 @@ def normalize_scores(scores: np.ndarray, ml_mask: np.ndarray) -> np.ndarray:
     if not np.isfinite(scores).all():
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
         raise InvalidParameterError(f"scores must be finite; score {bad} is {scores[bad]}.")
-    raw_mask = np.asarray(ml_mask)
-    if raw_mask.dtype != bool and not (raw_mask.dtype.kind in "iuf" and np.isin(raw_mask, (0, 1)).all()):
-        raise InvalidParameterError(
-            f"ml_mask must be booleans (or 0/1), one per score; got dtype {raw_mask.dtype}.")
-    ml_mask = raw_mask.astype(bool)
+    ml_mask = check_bool_array(ml_mask, "ml_mask")
     if ml_mask.shape != scores.shape:
         raise InvalidParameterError(
             f"ml_mask must have one entry per score ({scores.size}), got shape {ml_mask.shape}.")
