@@ -343,10 +343,18 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
     finite = np.isfinite(values)
     if not finite.all():
         r, c = (int(v) for v in np.argwhere(~finite)[0])
-        what = "a missing value (NaN)" if np.isnan(values[r, c]) else "an infinite value"
+        text = str(stripped[r, c])
+        advice = "Impute or drop those rows first."
+        if np.isnan(values[r, c]):
+            what = "a missing value (NaN)"
+        elif text.lower().lstrip("+-") in ("inf", "infinity"):
+            what = "an infinite value"
+        else:  # a number written out whose magnitude float64 cannot hold
+            what = f"the value {text!r}, beyond the float64 range (|x| <= {np.finfo(np.float64).max:.4g})"
+            advice = "Rescale that column (or impute or drop those rows) first."
         raise InvalidDataError(
             f"{path}: {what} at data row {r} (line {lines[r]}), column {columns[c]!r}; "
-            f"{int((~finite).sum())} non-finite value(s) in all. Impute or drop those rows first."
+            f"{int((~finite).sum())} non-finite value(s) in all. {advice}"
         )
     return values
 

@@ -118,6 +118,15 @@ def _truth(constraints, labels_true, erroneous, n_samples) -> np.ndarray | None:
             )
         unique = np.zeros(len(constraints), dtype=bool)
         unique[constraints.given_index[mask]] = True
+        # A pair given twice is one constraint: its rows must agree on whether it is erroneous.
+        disagree = unique[constraints.given_index] != mask
+        if disagree.any():
+            rows = np.flatnonzero(np.isin(constraints.given_index, constraints.given_index[disagree]))
+            raise InvalidParameterError(
+                f"erroneous disagrees on rows that give the same constraint (merged as duplicates): "
+                f"rows {rows.tolist()[:10]}{' ...' if rows.size > 10 else ''}; mark every copy of a "
+                f"pair alike."
+            )
         return unique
     return None
 

@@ -526,7 +526,7 @@ def broken_data_files(draw):
     rows = [[repr(float(v)) for v in row] for row in blobs(n, d, 2, seed=draw(st.integers(0, 100)))]
     r, c = draw(st.integers(0, n - 1)), draw(st.integers(0, d - 1))
     line = r + 2
-    how = draw(st.sampled_from(["text", "missing", "infinite", "fields"]))
+    how = draw(st.sampled_from(["text", "missing", "infinite", "overflow", "fields"]))
     if how == "text":
         rows[r][c] = draw(st.sampled_from(["abc", "1,5", "--", "1e"]))
         if "," in rows[r][c]:  # a comma makes one more field
@@ -539,8 +539,12 @@ def broken_data_files(draw):
         rows[r][c] = draw(st.sampled_from(["NA", "nan", "?"] + ([""] if d > 1 else [])))
         pattern, exc = rf"missing value \(NaN\) at data row {r} \(line {line}\), column 'x{c}'", InvalidDataError
     elif how == "infinite":
-        rows[r][c] = draw(st.sampled_from(["inf", "-inf", "1e999"]))
+        rows[r][c] = draw(st.sampled_from(["inf", "-inf"]))
         pattern, exc = rf"infinite value at data row {r} \(line {line}\), column 'x{c}'", InvalidDataError
+    elif how == "overflow":
+        rows[r][c] = draw(st.sampled_from(["1e999", "-2.5E+400"]))
+        pattern, exc = (rf"the value '{re.escape(rows[r][c])}', beyond the float64 range .* at data row {r} "
+                        rf"\(line {line}\), column 'x{c}'.* Rescale that column", InvalidDataError)
     else:
         rows[r].append("1.0")
         pattern, exc = rf":{line}: expected {d} fields like the header, got {d + 1}", DataFormatError

@@ -208,3 +208,24 @@ def test_kmeans_s_refuses_a_boolean_among_the_sizes():
     X = np.random.default_rng(0).normal(size=(12, 2))
     with pytest.raises(ccopt.InvalidParameterError, match="sizes must hold integers"):
         ccopt.KMeansS(2, sizes=[True, 11], random_state=0).fit(X)
+
+
+def test_impact_scores_refuses_a_repeated_pair_marked_both_erroneous_and_correct():
+    # The two rows are one constraint after merging; taking either mark would lose the other.
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ccopt.CcoptWarning)
+        with pytest.raises(ccopt.InvalidParameterError, match=r"erroneous disagrees on rows .* rows \[0, 1\]"):
+            ccopt.impact_scores(X, 2, ml=[(0, 1), (1, 0)], cl=[(2, 3)], erroneous=[True, False, False],
+                                progress=False)
+        agreed = ccopt.impact_scores(X, 2, ml=[(0, 1), (1, 0)], cl=[(2, 3)], erroneous=[True, True, False],
+                                     max_iter=5, progress=False)
+    np.testing.assert_array_equal(agreed.erroneous, [True, True, False])
+
+
+def test_a_csv_number_beyond_the_float64_range_is_named_as_such(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text("x,y\n1,2\n3,1e400\n5,6\n")
+    with pytest.raises(ccopt.InvalidDataError,
+                       match=r"the value '1e400', beyond the float64 range .* data row 1 \(line 3\), column 'y'"):
+        ccopt.datasets.load_csv(path)
