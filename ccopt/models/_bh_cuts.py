@@ -79,13 +79,16 @@ _TINY = 1e-9
 _SLACK_ROW = 1e-6
 # An LP value this close to 0 or 1 counts as integral.
 _INTEGRAL_TOL = 1e-6
-# HiGHS options of the LP rounds (a user's own solver options win). Each round adds some
-# 2,000 violated rows and drops as many: the dual simplex, warm-started from the last basis,
-# then needs longer than a cold interior-point solve. Vehicle CS10 seed 0, first step: 13
-# rounds in 142 s and still fractional with the dual simplex, against 17 rounds in 74 s to
-# the integral optimum with the interior-point method (rounds of 12 s against 4 s).
-# Crossover gives a vertex, which the integrality check and the separation expect.
-_ROUND_LP_OPTIONS = {"solver": "ipm", "run_crossover": "on"}
+# HiGHS methods for the LP rounds after the first (a user's own "solver" option wins). Each
+# round adds violated rows and drops slack ones; which method re-solves faster depends on the
+# program, so rounds 2 and 3 try one each and later rounds take the one whose last round was
+# quicker. Vehicle CS10 seed 0, first step: warm dual simplex rounds of 12 s, interior-point
+# rounds of 4 s (13 rounds in 142 s, still fractional, against 17 in 74 s to the integral
+# optimum); vehicle CS15 seed 1: 20-25 s against 10 s; movement libras CS20 seed 0: 0.5-1.7 s
+# against 3 s. The first round, cold, is quickest with the simplex on all three. Crossover
+# gives the vertex that the integrality check and the separation expect.
+_ROUND_METHODS = ("simplex", "ipm")
+_IPM_OPTIONS = {"run_crossover": "on"}
 # Components considered per cluster and rank (those with the largest x).
 _MAX_CANDIDATES = 100
 # Share of a solve's remaining time limit that the clique-row LP rounds may use. The MIP
@@ -356,7 +359,8 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
     max_rounds : int, default=30
     """
     started = time.perf_counter()
-    lp = mip.relaxation(replace(mip.options, extra={**_ROUND_LP_OPTIONS, **mip.options.extra}))
+    lp = mip.relaxation()
+    chooser = _RoundMethod(mip.options)
     n_base = lp.n_rows
     held = sp.csr_array((0, separator.n_cols))  # the clique rows in the LP, in its row order
     bound, point, rounds, integral, interrupted = None, None, 0, False, False
@@ -364,7 +368,9 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
         limit = None if end is None else end - time.perf_counter()
         if limit is not None and limit <= 0:
             break
+        lp.options = chooser.options(rounds)
         result = lp.solve(time_limit=limit, require_solution=False)
+        chooser.record(rounds, result.wall_time)
         rounds += 1
         if result.status is not Status.OPTIMAL:
             logger.debug("clique-row round %d: the LP stopped (%s)", rounds, result.termination)
@@ -387,6 +393,34 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
         held = sp.vstack([held, rows], format="csr")
         lp.add_rows(rows, -np.inf, 1.0)
     return Tightening(held, bound, point, rounds, time.perf_counter() - started, integral, interrupted)
+
+
+class _RoundMethod:
+    """The HiGHS method of each LP round of :func:`tighten` (see ``_ROUND_METHODS``)."""
+
+    def __init__(self, options):
+        self._base = options
+        self._fixed = "solver" in options.extra  # the user chose
+        self._seconds: dict[str, float] = {}  # method -> seconds of its last warm round
+        self._used: str | None = None
+
+    def options(self, round_index: int):
+        if self._fixed:
+            return self._base
+        untried = [m for m in _ROUND_METHODS if m not in self._seconds]
+        if round_index == 0:  # cold: no basis to warm-start from yet
+            method = _ROUND_METHODS[0]
+        elif untried:
+            method = untried[0]
+        else:
+            method = min(self._seconds, key=self._seconds.get)
+        self._used = method
+        extra = {"solver": method, **(_IPM_OPTIONS if method == "ipm" else {}), **self._base.extra}
+        return replace(self._base, extra=extra)
+
+    def record(self, round_index: int, seconds: float) -> None:
+        if not self._fixed and round_index > 0:
+            self._seconds[self._used] = seconds
 
 
 def _fractional_rows(point: np.ndarray, n_rows: int, n_clusters: int) -> np.ndarray:

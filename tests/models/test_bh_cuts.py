@@ -14,10 +14,10 @@ import scipy.sparse as sp
 
 from ccopt import ClusteringProblem
 from ccopt.exceptions import InvalidParameterError
-from ccopt.models._bh_cuts import CliqueRowSeparator, neighbourhood_start, tighten
+from ccopt.models._bh_cuts import CliqueRowSeparator, _RoundMethod, neighbourhood_start, tighten
 from ccopt.models._bh_rows import MatrixRows, ProgramPairs
 from ccopt.models.bh_assignment import BHAssignmentProgram
-from ccopt.solvers import SolverOptions
+from ccopt.solvers import HighsMatrixSolver, SolverOptions
 
 from .bh_brute import brute_force, make_problem, random_instance
 
@@ -144,6 +144,58 @@ def test_tighten_finds_the_integral_optimum_of_consistent_groups():
     # The rows handed back are those the last LP holds, and tighten drops slack ones.
     assert tightening.rows.shape[0] > 0
     assert (tightening.rows @ tightening.solution) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_lp_rounds_try_both_methods_then_keep_the_quicker():
+    # Which method re-solves a round faster depends on the program (_ROUND_METHODS).
+    chooser = _RoundMethod(SolverOptions(time_limit=5.0))
+    chosen = []
+    for index, seconds in enumerate([1.0, 12.0, 4.0, 4.5, 3.9, 20.0, 30.0]):
+        options = chooser.options(index)
+        chosen.append(options.extra["solver"])
+        assert options.time_limit == 5.0
+        assert options.extra.get("run_crossover") == ("on" if chosen[-1] == "ipm" else None)
+        chooser.record(index, seconds)
+    # cold simplex; warm simplex 12 s; ipm 4 s; ipm while it stays quicker than 12 s; after
+    # an ipm round of 20 s the simplex again (12 s), then 30 s: back to ipm (20 s).
+    assert chosen == ["simplex", "simplex", "ipm", "ipm", "ipm", "ipm", "simplex"]
+    assert chooser.options(7).extra["solver"] == "ipm"
+
+
+def test_lp_rounds_keep_the_users_own_method(monkeypatch):
+    problem, _ = three_groups_problem()
+    program = BHAssignmentProgram(problem, centers=np.array([[1.5, 0.0], [0.0, 3.0]]), decompose=False,
+                                  cuts_after=None, mip_gap=0.0, solver_options={"solver": "simplex"})
+    exact = program.solve().objective
+    rows = program._full_rows()
+    seen = []
+    solve = HighsMatrixSolver.solve
+
+    def spy(self, **kwargs):
+        if not self.is_mip:
+            seen.append(dict(self.options.extra))
+        return solve(self, **kwargs)
+
+    monkeypatch.setattr(HighsMatrixSolver, "solve", spy)
+    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, problem.n_clusters), end=None)
+    assert tightening.rounds >= 2 and seen == [{"solver": "simplex"}] * tightening.rounds
+    assert tightening.bound <= exact + 1e-7
+
+
+@pytest.mark.parametrize("extra", [{}, {"solver": "simplex"}, {"solver": "ipm"}])
+@pytest.mark.parametrize("centers", [np.array([[1.5, 0.0], [0.0, 3.0]]), np.array([[0.0, 0.0], [3.0, 0.0]])])
+def test_lp_rounds_bound_the_optimum_whichever_method(centers, extra):
+    # The method changes the time and may change the vertex (so the rows found), never validity.
+    problem, _ = three_groups_problem()
+    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
+                                  mip_gap=0.0, solver_options=extra)
+    exact = program.solve().objective
+    rows = program._full_rows()
+    plain = rows._solver.relaxation().solve().objective
+    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, problem.n_clusters), end=None)
+    assert plain - 1e-7 <= tightening.bound <= exact + 1e-7
+    if tightening.solution is not None:
+        assert tightening.bound == pytest.approx(exact, rel=1e-7)
 
 
 @pytest.mark.parametrize("flags", [{"decompose": False}, {"max_labellings": 1}])
