@@ -736,17 +736,11 @@ class HighsMatrixSolver:
         """
         self._start = self._vector(col_value, self.n_cols, "col_value")
 
-    def relaxation(self, options: SolverOptions | None = None) -> HighsMatrixSolver:
-        """A new solver holding this program's LP relaxation as it is now (integrality dropped).
-
-        Parameters
-        ----------
-        options : SolverOptions, optional
-            The relaxation's options (default: this solver's).
-        """
+    def relaxation(self) -> HighsMatrixSolver:
+        """A new solver holding this program's LP relaxation as it is now (integrality dropped)."""
         return HighsMatrixSolver(self._cost, self._A, self._row_lower, self._row_upper,
                                  self._col_lower, self._col_upper, offset=self._offset,
-                                 maximize=self._maximize, options=options or self.options,
+                                 maximize=self._maximize, options=self.options,
                                  name=f"{self.name} (LP relaxation)")
 
     def _positions_and_bounds(self, positions, lower, upper, size: int, kind: str) -> tuple:

@@ -493,16 +493,6 @@ def test_highs_matrix_solver_adds_rows_and_keeps_them_in_its_relaxation():
         mip.add_rows(sp.csr_array(np.ones((1, 3))), -np.inf, 1.0)
 
 
-def test_highs_matrix_solver_relaxation_takes_its_own_options():
-    A = np.array([[1.0, 2.0], [3.0, 1.0]])
-    mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
-                            integrality=[True, True], options=SolverOptions(mip_gap=0.0))
-    assert mip.relaxation().options is mip.options
-    lp = mip.relaxation(SolverOptions(extra={"solver": "ipm"}))
-    assert lp.options.extra == {"solver": "ipm"} and mip.options.extra == {}
-    assert lp.solve().objective == pytest.approx(-2.8)
-
-
 def test_highs_matrix_solver_deletes_rows():
     A = np.array([[1.0, 2.0], [3.0, 1.0]])
     mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
