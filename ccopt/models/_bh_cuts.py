@@ -51,8 +51,9 @@ classes, many small components), 2,809 to 2,893, 3 % under the best assignment f
 CS10 seed 0 (a sparse must-link graph): integral at the optimum 4,131.2 after 11 rounds and
 163 s of LP solves when every row found stays in the LP (rounds of 1 to 28 s as it grows by
 some 1,800 rows a round), after 15 rounds and 97 s when :func:`tighten` drops the rows each LP
-leaves slack (rounds of about 7 s, 1,800-2,300 rows held). Over the 16 runs of the BH-kmeans
-table that had a solve stopped by the 200-s limit: 4,244 s without the rows, 2,499 s with
+leaves slack (rounds of about 7 s, 1,800-2,300 rows held; on a slower machine the warm
+dual simplex took 12 s a round and interior-point solves 4 s, hence ``_ROUND_METHODS``).
+Over the 16 runs of the BH-kmeans table that had a solve stopped by the 200-s limit: 4,244 s without the rows, 2,499 s with
 them (``benchmarks/reports/bh_kmeans.md``; 9 of the 16 still stop a solve at that limit).
 """
 
