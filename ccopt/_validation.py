@@ -119,7 +119,6 @@ def check_distance_range(X: np.ndarray, name: str = "X", *, n_samples: int | Non
         )
 
 
-
 def check_not_vanishing(X: np.ndarray, name: str = "X") -> None:
     """Refuse data so close to zero that squared distances underflow float64.
 
@@ -141,6 +140,7 @@ def check_not_vanishing(X: np.ndarray, name: str = "X") -> None:
             f"value {largest:.3g}): they underflow to 0. Rescale the features (e.g. standardise "
             "them) first."
         )
+
 
 #: Warn when |mean|^2 exceeds this multiple of the total variance: the kernels' relative error,
 #: about 1e-16 |mean|^2 / variance, then passes 1e-8.

@@ -53,8 +53,9 @@ CS10 seed 0 (a sparse must-link graph): integral at the optimum 4,131.2 after 11
 some 1,800 rows a round), after 15 rounds and 97 s when :func:`tighten` drops the rows each LP
 leaves slack (rounds of about 7 s, 1,800-2,300 rows held; on a slower machine the warm
 dual simplex took 12 s a round and interior-point solves 4 s, hence ``_ROUND_METHODS``).
-Over the 16 runs of the BH-kmeans table that had a solve stopped by the 200-s limit: 4,244 s without the rows, 2,499 s with
-them (``benchmarks/reports/bh_kmeans.md``; 9 of the 16 still stop a solve at that limit).
+Over the 16 runs of the BH-kmeans table that had a solve stopped by the 200-s limit: 4,244 s
+without the rows, 2,499 s with them (``benchmarks/reports/bh_kmeans.md``; 9 of the 16 still
+stop a solve at that limit).
 """
 
 from __future__ import annotations
@@ -371,7 +372,7 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
             break
         lp.options = chooser.options(rounds)
         result = lp.solve(time_limit=limit, require_solution=False)
-        chooser.record(rounds, result.wall_time)
+        chooser.record(result.wall_time)
         rounds += 1
         if result.status is not Status.OPTIMAL:
             logger.debug("clique-row round %d: the LP stopped (%s)", rounds, result.termination)
@@ -403,25 +404,22 @@ class _RoundMethod:
         self._base = options
         self._fixed = "solver" in options.extra  # the user chose
         self._seconds: dict[str, float] = {}  # method -> seconds of its last warm round
-        self._used: str | None = None
+        self._timed: str | None = None  # the method of the round running, when its time counts
 
     def options(self, round_index: int):
         if self._fixed:
             return self._base
-        untried = [m for m in _ROUND_METHODS if m not in self._seconds]
-        if round_index == 0:  # cold: no basis to warm-start from yet
-            method = _ROUND_METHODS[0]
-        elif untried:
-            method = untried[0]
+        if round_index == 0:  # cold: no basis yet, so its time says nothing of later rounds
+            method, self._timed = _ROUND_METHODS[0], None
         else:
-            method = min(self._seconds, key=self._seconds.get)
-        self._used = method
+            untried = [m for m in _ROUND_METHODS if m not in self._seconds]
+            method = self._timed = untried[0] if untried else min(self._seconds, key=self._seconds.get)
         extra = {"solver": method, **(_IPM_OPTIONS if method == "ipm" else {}), **self._base.extra}
         return replace(self._base, extra=extra)
 
-    def record(self, round_index: int, seconds: float) -> None:
-        if not self._fixed and round_index > 0:
-            self._seconds[self._used] = seconds
+    def record(self, seconds: float) -> None:
+        if self._timed is not None:
+            self._seconds[self._timed] = seconds
 
 
 def _fractional_rows(point: np.ndarray, n_rows: int, n_clusters: int) -> np.ndarray:

@@ -111,10 +111,10 @@ def three_groups_problem(seed=0, per_group=6):
     return ClusteringProblem.create(X, 2, ml=ml, cl=cl), groups
 
 
-def exact_plain_and_tightened(problem, centers):
+def exact_plain_and_tightened(problem, centers, solver_options=None):
     """P's optimum, its plain LP bound, and :func:`tighten` on it."""
     program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
-                                  mip_gap=0.0)
+                                  mip_gap=0.0, solver_options=solver_options)
     exact = program.solve().objective
     rows = program._full_rows()
     plain = rows._solver.relaxation().solve().objective
@@ -155,7 +155,7 @@ def test_lp_rounds_try_both_methods_then_keep_the_quicker():
         chosen.append(options.extra["solver"])
         assert options.time_limit == 5.0
         assert options.extra.get("run_crossover") == ("on" if chosen[-1] == "ipm" else None)
-        chooser.record(index, seconds)
+        chooser.record(seconds)
     # cold simplex; warm simplex 12 s; ipm 4 s; ipm while it stays quicker than 12 s; after
     # an ipm round of 20 s the simplex again (12 s), then 30 s: back to ipm (20 s).
     assert chosen == ["simplex", "simplex", "ipm", "ipm", "ipm", "ipm", "simplex"]
@@ -187,12 +187,7 @@ def test_lp_rounds_keep_the_users_own_method(monkeypatch):
 def test_lp_rounds_bound_the_optimum_whichever_method(centers, extra):
     # The method changes the time and may change the vertex (so the rows found), never validity.
     problem, _ = three_groups_problem()
-    program = BHAssignmentProgram(problem, centers=centers, decompose=False, cuts_after=None,
-                                  mip_gap=0.0, solver_options=extra)
-    exact = program.solve().objective
-    rows = program._full_rows()
-    plain = rows._solver.relaxation().solve().objective
-    tightening = tighten(rows._solver, CliqueRowSeparator(rows._pairs, problem.n_clusters), end=None)
+    exact, plain, tightening = exact_plain_and_tightened(problem, centers, extra)
     assert plain - 1e-7 <= tightening.bound <= exact + 1e-7
     if tightening.solution is not None:
         assert tightening.bound == pytest.approx(exact, rel=1e-7)
