@@ -643,6 +643,10 @@ class HighsMatrixSolver:
             self._offset = float(offset)
         self._solution = None
 
+    def objective_at(self, col_value) -> float:
+        """The objective (with the offset) at ``col_value``, shape (n_cols,)."""
+        return float(self._cost @ self._vector(col_value, self.n_cols, "col_value") + self._offset)
+
     def set_row_bounds(self, rows, lower, upper) -> None:
         """Change the bounds of the rows at positions ``rows``.
 
