@@ -305,7 +305,7 @@ class MatrixRows:
         time_limit : float or None
         start : ndarray of int, shape (n_rows,), optional
             A label per program row to start HiGHS from (BH-kmeans' previous assignment);
-            not offered when it takes a forbidden label.
+            not offered when the program excludes it.
         """
         self._lp_point = None
         start_cols = None if start is None else self._start_columns(start)
@@ -317,18 +317,18 @@ class MatrixRows:
         return result
 
     def _start_columns(self, row_labels: np.ndarray) -> np.ndarray | None:
-        """The columns of the assignment ``row_labels``: ``x`` one-hot, and ``y`` / ``z`` 1
-        exactly where it violates the soft constraint (their least feasible values)."""
+        """The columns of the assignment ``row_labels`` (``x`` one-hot, ``y`` / ``z`` 1
+        exactly where it violates the soft constraint: their least feasible values), or
+        None when the program excludes it (a forbidden label, an empty cluster that row
+        (3) fills, a size bound), so that it is never preferred to a real solution."""
         k, pairs = self._k, self._pairs
         row_labels = np.asarray(row_labels, dtype=np.int64)
-        x_cols = np.arange(self.n_rows) * k + row_labels
-        if self._forbidden[x_cols].any():
-            return None
-        x = np.zeros(self.n_rows * k)
-        x[x_cols] = 1.0
+        x = np.zeros((self.n_rows, k))
+        x[np.arange(self.n_rows), row_labels] = 1.0
         same_cl = row_labels[pairs.soft_cl[:, 0]] == row_labels[pairs.soft_cl[:, 1]]
         split_ml = row_labels[pairs.soft_ml[:, 0]] != row_labels[pairs.soft_ml[:, 1]]
-        return np.concatenate([x, same_cl.astype(np.float64), split_ml.astype(np.float64)])
+        cols = np.concatenate([x.reshape(-1), same_cl.astype(np.float64), split_ml.astype(np.float64)])
+        return cols if self._solver.is_feasible(cols) else None
 
     def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""

@@ -40,14 +40,14 @@ def test_start_columns_are_feasible_and_cost_what_p_charges(seed):
     matrix_rows = program._full_rows()
     mip = matrix_rows._solver
     rng = np.random.default_rng(seed)
-    for _ in range(5):
+    for _ in range(8):
         row_labels = rng.integers(k, size=matrix_rows.n_rows)
         labels = full_program_labels(program, row_labels)
-        if np.bincount(labels, minlength=k).min() == 0:
-            continue  # row (3) asks for non-empty clusters
         cols = matrix_rows._start_columns(row_labels)
-        activity = mip._A @ cols
-        assert (activity >= mip._row_lower - 1e-9).all() and (activity <= mip._row_upper + 1e-9).all()
+        if np.bincount(labels, minlength=k).min() == 0:
+            assert cols is None  # row (3) asks for non-empty clusters
+            continue
+        assert cols is not None and mip.is_feasible(cols)
         assert mip.objective_at(cols) == pytest.approx(program.objective(labels), rel=1e-9)
 
 
@@ -60,9 +60,10 @@ def test_no_start_is_offered_with_a_forbidden_label():
     mask = np.zeros((rows.n_rows, 2), dtype=bool)
     mask[0, 0] = True
     rows.forbid(mask)
-    labels = np.zeros(rows.n_rows, dtype=np.int64)
-    assert rows._start_columns(labels) is None
-    assert rows._start_columns(labels + 1) is not None
+    labels = np.arange(rows.n_rows) % 2  # both clusters held: row (3) is met
+    assert rows._start_columns(labels) is None  # row 0 in its forbidden cluster 0
+    labels[0] = 1
+    assert rows._start_columns(labels) is not None
 
 
 @pytest.mark.parametrize("cuts_after", [None, 0.0])
