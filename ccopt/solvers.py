@@ -643,20 +643,6 @@ class HighsMatrixSolver:
             self._offset = float(offset)
         self._solution = None
 
-    def objective_at(self, col_value) -> float:
-        """The objective (with the offset) at ``col_value``, shape (n_cols,)."""
-        return float(self._cost @ self._vector(col_value, self.n_cols, "col_value") + self._offset)
-
-    def is_feasible(self, col_value, tol: float = 1e-9) -> bool:
-        """Whether ``col_value`` (shape (n_cols,)) meets every row, column bound and
-        integrality of the program as it is now, within ``tol``."""
-        col_value = self._vector(col_value, self.n_cols, "col_value")
-        activity = self._A @ col_value
-        integral = np.abs(col_value[self._integer] - np.round(col_value[self._integer])) <= tol
-        return bool((activity >= self._row_lower - tol).all() and (activity <= self._row_upper + tol).all()
-                    and (col_value >= self._col_lower - tol).all() and (col_value <= self._col_upper + tol).all()
-                    and integral.all())
-
     def set_row_bounds(self, rows, lower, upper) -> None:
         """Change the bounds of the rows at positions ``rows``.
 

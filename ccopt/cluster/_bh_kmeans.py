@@ -156,8 +156,7 @@ class BHKMeans(ConstrainedClusterer):
         starts from a solution near the LP point (led7digit CS15: the run in 27-65 s
         instead of 78-130 s). After a strengthened solve longer than ``cuts_after`` the
         next one is strengthened at once. 0 strengthens before every solve, None never
-        (:mod:`ccopt.models._bh_cuts`). With ``highs_matrix`` every step after the first
-        also starts HiGHS from the previous assignment.
+        (:mod:`ccopt.models._bh_cuts`).
     progress : bool, default=False
         Show a progress bar over the iterations.
     tee : bool, default=False

@@ -495,11 +495,11 @@ class CliqueRowStrengthening:
     strengthens the program (the rows stay in ``mip``) with at most ``_CUT_SHARE`` of the
     time left; an integral strengthened LP optimum is the answer, otherwise the MIP is
     solved again in the rest of the time, from the better of the first solve's incumbent
-    (or the start given, when no probe ran) and :func:`neighbourhood_start`'s solution near
-    the last LP point. When the first LP of those rounds already violates no clique row,
-    later solves of the program run to their limit without stopping. After a strengthened
-    solve that took longer than ``cuts_after``, the next solve goes to the rounds without
-    the probe (HiGHS would restart the probe's MIP from scratch anyway).
+    and :func:`neighbourhood_start`'s solution near the last LP point. When the first LP of
+    those rounds already violates no clique row, later solves of the program run to their
+    limit without stopping. After a strengthened solve that took longer than
+    ``cuts_after``, the next solve goes to the rounds without the probe (HiGHS would
+    restart the probe's MIP from scratch anyway).
 
     Parameters
     ----------
@@ -522,34 +522,20 @@ class CliqueRowStrengthening:
         # Set after a strengthened solve longer than the probe: the next solve skips it.
         self._skip_probe = False
 
-    def solve(self, mip: HighsMatrixSolver, time_limit: float | None,
-              start: np.ndarray | None = None) -> tuple[SolveResult, np.ndarray | None]:
-        """Solve ``mip``; the result, and the LP point when that is the solution.
-
-        ``start`` (the columns of an assignment, e.g. BH-kmeans' previous one) is offered
-        to the probe, or, when no probe runs, to the MIP after the rounds unless the
-        neighbourhood solution is better.
-        """
+    def solve(self, mip: HighsMatrixSolver, time_limit: float | None) -> tuple[SolveResult, np.ndarray | None]:
+        """Solve ``mip``; the result, and the LP point when that is the solution."""
         started = time.perf_counter()
         end = None if time_limit is None else started + time_limit
         if self._separator is None:
             self._separator = CliqueRowSeparator(self._pairs, self._k)
         if ((time_limit is not None and time_limit <= self._cuts_after) or mip.n_rows >= self._max_rows
                 or not self._separator.useful or self._fruitless):
-            if start is not None:
-                mip.set_start(start)
             return mip.solve(time_limit=time_limit, require_solution=False), None
-        incumbent = start
-        incumbent_value = math.inf if start is None else mip.objective_at(start)
-        first = None
-        if self._cuts_after > 0 and not self._skip_probe:
-            if start is not None:
-                mip.set_start(start)
-            first = mip.solve(time_limit=self._cuts_after, require_solution=False)
-            if first.status is not Status.TIME_LIMIT:
-                return first, None
-            if first.has_solution and first.objective <= incumbent_value:
-                incumbent, incumbent_value = mip.col_value.copy(), first.objective
+        probe = 0.0 if self._skip_probe else self._cuts_after
+        first = mip.solve(time_limit=probe, require_solution=False) if probe > 0 else None
+        if first is not None and first.status is not Status.TIME_LIMIT:
+            return first, None
+        incumbent = mip.col_value.copy() if first is not None and first.has_solution else None
         cut_end = None if end is None else time.perf_counter() + _CUT_SHARE * (end - time.perf_counter())
         tightening = tighten(mip, self._separator, end=cut_end)
         mip.add_rows(tightening.rows, -np.inf, 1.0)
@@ -571,7 +557,8 @@ class CliqueRowStrengthening:
                                time.perf_counter() - started, MATRIX_SOLVER,
                                "optimal (LP relaxation with clique rows is integral)", True,
                                timing), tightening.solution
-        start, interrupted = self._start(mip, tightening.point, end, incumbent, incumbent_value, timing)
+        start, interrupted = self._start(mip, tightening.point, end, incumbent,
+                                         first.objective if incumbent is not None else math.inf, timing)
         if interrupted:
             return _interrupted(started, "the neighbourhood start", timing), None
         if start is not None:

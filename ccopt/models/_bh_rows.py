@@ -206,12 +206,8 @@ class PyomoRows:
         if self.solver is not None:
             self.solver.bounds_changed(variables)
 
-    def solve(self, time_limit: float | None, start: np.ndarray | None = None) -> SolveResult:
-        """Solve the program as it is now (the solution stays with the solver: :meth:`row_labels`).
-
-        ``start`` (a label per program row) is not passed on: Pyomo's persistent interfaces
-        take MIP starts in solver-specific ways, and this route serves any solver.
-        """
+    def solve(self, time_limit: float | None) -> SolveResult:
+        """Solve the program as it is now (the solution stays with the solver: :meth:`row_labels`)."""
         if self.solver is None:
             self.solver = PersistentSolver(self.model, self._solver_name, self._options)
         return self.solver.solve(time_limit=time_limit, require_solution=False, load=False)
@@ -290,7 +286,7 @@ class MatrixRows:
         if self._twin is not None:
             self._twin.forbid(mask)
 
-    def solve(self, time_limit: float | None, start: np.ndarray | None = None) -> SolveResult:
+    def solve(self, time_limit: float | None) -> SolveResult:
         """Solve the program as it is now.
 
         With ``cuts_after``, a MIP solve that has not finished after that many seconds is
@@ -299,36 +295,12 @@ class MatrixRows:
         for later solves) and solved again, from the first solve's incumbent, in the time
         that is left. When the strengthened LP relaxation already has an integral optimum,
         that is the solution.
-
-        Parameters
-        ----------
-        time_limit : float or None
-        start : ndarray of int, shape (n_rows,), optional
-            A label per program row to start HiGHS from (BH-kmeans' previous assignment);
-            not offered when the program excludes it.
         """
         self._lp_point = None
-        start_cols = None if start is None else self._start_columns(start)
         if self._strengthening is None:
-            if start_cols is not None:
-                self._solver.set_start(start_cols)
             return self._solver.solve(time_limit=time_limit, require_solution=False)
-        result, self._lp_point = self._strengthening.solve(self._solver, time_limit, start=start_cols)
+        result, self._lp_point = self._strengthening.solve(self._solver, time_limit)
         return result
-
-    def _start_columns(self, row_labels: np.ndarray) -> np.ndarray | None:
-        """The columns of the assignment ``row_labels`` (``x`` one-hot, ``y`` / ``z`` 1
-        exactly where it violates the soft constraint: their least feasible values), or
-        None when the program excludes it (a forbidden label, an empty cluster that row
-        (3) fills, a size bound), so that it is never preferred to a real solution."""
-        k, pairs = self._k, self._pairs
-        row_labels = np.asarray(row_labels, dtype=np.int64)
-        x = np.zeros((self.n_rows, k))
-        x[np.arange(self.n_rows), row_labels] = 1.0
-        same_cl = row_labels[pairs.soft_cl[:, 0]] == row_labels[pairs.soft_cl[:, 1]]
-        split_ml = row_labels[pairs.soft_ml[:, 0]] != row_labels[pairs.soft_ml[:, 1]]
-        cols = np.concatenate([x.reshape(-1), same_cl.astype(np.float64), split_ml.astype(np.float64)])
-        return cols if self._solver.is_feasible(cols) else None
 
     def row_labels(self) -> np.ndarray:
         """Cluster of every program row in the last solution."""

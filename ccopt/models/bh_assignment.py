@@ -112,16 +112,7 @@ that point assigns integrally fixed, except the neighbours of its fractional one
 strengthened LP's optimum is integral it is taken as P's optimum without a MIP solve. The
 rows cut off no assignment, so the step stays exact; they depend on the constraints only
 and stay in the program for later steps. The Pyomo twin
-(:attr:`BHAssignmentProgram.model`) does not carry them. After a strengthened solve longer
-than ``cuts_after``, the next solve goes to the rows without stopping a first solve.
-
-*Starts* (``highs_matrix``). From the second solve on, HiGHS starts from the previous
-assignment, which is feasible for P whatever the centres and, late in a run, close to the
-optimum: an incumbent from the first node lets it prune at once (movement libras CS15 seed
-2, scratch runs: the steps after the first took 40 s, 27 s with the start, 22 s with the
-start and no probe after a long solve). The start changes no
-optimum, only how soon HiGHS proves it; when several assignments are optimal within
-HiGHS's gap, the one returned may differ.
+(:attr:`BHAssignmentProgram.model`) does not carry them.
 
 *Candidate centres* (``n_candidates``, off by default; PCCC's ``n_neighbors``). Each
 constrained unit may take only its ``q`` nearest centres (units joined by must-links share
@@ -1024,10 +1015,8 @@ class BHAssignmentProgram:
         dist, big_m, _ = self._state
         return _objective(self.problem, unit_labels[self.plan.unit], dist, big_m, self._penalty)
 
-    def _run(self, rows: PyomoRows | MatrixRows, end: float | None, solves,
-             start: np.ndarray | None = None) -> tuple[Status, bool]:
-        """Solve one program until ``end`` (perf_counter time), from ``start`` (a label per
-        program row) when given; status, and values loaded?
+    def _run(self, rows: PyomoRows | MatrixRows, end: float | None, solves) -> tuple[Status, bool]:
+        """Solve one program until ``end`` (perf_counter time); status, and values loaded?
 
         The status is ``optimal`` only when the solver proved it (within the MIP gap),
         ``time_limit`` when it stopped on its time limit, and ``feasible`` when it stopped
@@ -1037,7 +1026,7 @@ class BHAssignmentProgram:
         time_limit = None if end is None else end - time.perf_counter()
         if time_limit is not None and time_limit <= 0:
             return Status.TIME_LIMIT, False
-        result = rows.solve(time_limit, start=start)
+        result = rows.solve(time_limit)
         solves.append(result)
         if result.status is Status.INTERRUPTED:
             # HiGHS catches Ctrl-C itself and returns; pass it on so callers (BH-kmeans)
@@ -1099,9 +1088,7 @@ class BHAssignmentProgram:
                     cost = np.where(finite, cost, ceiling)
                 rows.push(cost, big_m, self._penalty, 0.0, None)
                 self._pushed["core"] = (self._version, allowed is not None)
-            last = self._last_unit_labels
-            start = None if last is None else last[dec.core_units]
-            status, loaded = self._run(rows, end, solves, start)
+            status, loaded = self._run(rows, end, solves)
             if not loaded:
                 return None, status
             core_labels = rows.row_labels()
@@ -1126,9 +1113,7 @@ class BHAssignmentProgram:
             mask = np.zeros((rows.n_rows, plan.n_clusters), dtype=bool)
             mask[:plan.constrained_units.size] = ~allowed[plan.constrained_units]
             rows.forbid(mask)
-        last = self._last_unit_labels
-        start = None if last is None else np.concatenate([last[plan.constrained_units], last[slot_units]])
-        status, loaded = self._run(rows, end, solves, start)
+        status, loaded = self._run(rows, end, solves)
         if not loaded:
             return None, status
         row_labels = rows.row_labels()
