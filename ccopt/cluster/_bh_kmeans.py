@@ -154,8 +154,7 @@ class BHKMeans(ConstrainedClusterer):
         could not close in 200 s (vehicle, led7digit) the strengthened LP relaxation is
         integral and the step is solved in 28-40 s. Where it stays fractional, the MIP
         starts from a solution near the LP point (led7digit CS15: the run in 27-65 s
-        instead of 78-130 s). After a strengthened solve longer than ``cuts_after`` the
-        next one is strengthened at once. 0 strengthens before every solve, None never
+        instead of 78-130 s). 0 strengthens before every solve, None never
         (:mod:`ccopt.models._bh_cuts`).
     progress : bool, default=False
         Show a progress bar over the iterations.

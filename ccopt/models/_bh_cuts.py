@@ -497,9 +497,7 @@ class CliqueRowStrengthening:
     solved again in the rest of the time, from the better of the first solve's incumbent
     and :func:`neighbourhood_start`'s solution near the last LP point. When the first LP of
     those rounds already violates no clique row, later solves of the program run to their
-    limit without stopping. After a strengthened solve that took longer than
-    ``cuts_after``, the next solve goes to the rounds without the probe (HiGHS would
-    restart the probe's MIP from scratch anyway).
+    limit without stopping.
 
     Parameters
     ----------
@@ -519,19 +517,17 @@ class CliqueRowStrengthening:
         self._separator: CliqueRowSeparator | None = None
         # Set when LP rounds found no row: later solves of this program are not stopped.
         self._fruitless = False
-        # Set after a strengthened solve longer than the probe: the next solve skips it.
-        self._skip_probe = False
 
     def solve(self, mip: HighsMatrixSolver, time_limit: float | None) -> tuple[SolveResult, np.ndarray | None]:
         """Solve ``mip``; the result, and the LP point when that is the solution."""
         started = time.perf_counter()
         end = None if time_limit is None else started + time_limit
+        probe = self._cuts_after
         if self._separator is None:
             self._separator = CliqueRowSeparator(self._pairs, self._k)
-        if ((time_limit is not None and time_limit <= self._cuts_after) or mip.n_rows >= self._max_rows
+        if ((time_limit is not None and time_limit <= probe) or mip.n_rows >= self._max_rows
                 or not self._separator.useful or self._fruitless):
             return mip.solve(time_limit=time_limit, require_solution=False), None
-        probe = 0.0 if self._skip_probe else self._cuts_after
         first = mip.solve(time_limit=probe, require_solution=False) if probe > 0 else None
         if first is not None and first.status is not Status.TIME_LIMIT:
             return first, None
@@ -552,7 +548,6 @@ class CliqueRowStrengthening:
             return _interrupted(started, "the clique-row LP rounds", timing), None
         if tightening.solution is not None:
             # An integral optimum of a relaxation of P is optimal for P.
-            self._skip_probe = time.perf_counter() - started > self._cuts_after
             return SolveResult(Status.OPTIMAL, tightening.bound, tightening.bound,
                                time.perf_counter() - started, MATRIX_SOLVER,
                                "optimal (LP relaxation with clique rows is integral)", True,
@@ -566,9 +561,6 @@ class CliqueRowStrengthening:
         limit = None if end is None else max(end - time.perf_counter(), 1e-3)
         result = mip.solve(time_limit=limit, require_solution=False)
         timing.update(result.timing)
-        # A solve that outlasted the probe says the next one, from nearby centres, will too
-        # (movement libras CS15 seed 2: 41 s and then 32 s): it goes to the rows at once.
-        self._skip_probe = time.perf_counter() - started > self._cuts_after
         return replace(result, wall_time=time.perf_counter() - started, timing=timing), None
 
     def _start(self, mip, point, end, incumbent, incumbent_value: float,
