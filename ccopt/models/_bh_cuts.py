@@ -370,7 +370,7 @@ def tighten(mip: HighsMatrixSolver, separator: CliqueRowSeparator, *, end: float
         limit = None if end is None else end - time.perf_counter()
         if limit is not None and limit <= 0:
             break
-        lp.options = chooser.options(rounds)
+        lp.options = chooser.options()
         result = lp.solve(time_limit=limit, require_solution=False)
         chooser.record(result.wall_time)
         rounds += 1
@@ -405,12 +405,14 @@ class _RoundMethod:
         self._fixed = "solver" in options.extra  # the user chose
         self._seconds: dict[str, float] = {}  # method -> seconds of its last warm round
         self._timed: str | None = None  # the method of the round running, when its time counts
+        self._cold = True  # the next round is the first: no basis yet
 
-    def options(self, round_index: int):
+    def options(self):
+        """Options for the next round (call once per round, before :meth:`record`)."""
         if self._fixed:
             return self._base
-        if round_index == 0:  # cold: no basis yet, so its time says nothing of later rounds
-            method, self._timed = _ROUND_METHODS[0], None
+        if self._cold:  # its time says nothing of the warm rounds after it
+            method, self._timed, self._cold = _ROUND_METHODS[0], None, False
         else:
             untried = [m for m in _ROUND_METHODS if m not in self._seconds]
             method = self._timed = untried[0] if untried else min(self._seconds, key=self._seconds.get)

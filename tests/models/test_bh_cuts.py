@@ -150,8 +150,8 @@ def test_lp_rounds_try_both_methods_then_keep_the_quicker():
     # Which method re-solves a round faster depends on the program (_ROUND_METHODS).
     chooser = _RoundMethod(SolverOptions(time_limit=5.0))
     chosen = []
-    for index, seconds in enumerate([1.0, 12.0, 4.0, 4.5, 3.9, 20.0, 30.0]):
-        options = chooser.options(index)
+    for seconds in [1.0, 12.0, 4.0, 4.5, 3.9, 20.0, 30.0]:
+        options = chooser.options()
         chosen.append(options.extra["solver"])
         assert options.time_limit == 5.0
         assert options.extra.get("run_crossover") == ("on" if chosen[-1] == "ipm" else None)
@@ -159,7 +159,7 @@ def test_lp_rounds_try_both_methods_then_keep_the_quicker():
     # cold simplex; warm simplex 12 s; ipm 4 s; ipm while it stays quicker than 12 s; after
     # an ipm round of 20 s the simplex again (12 s), then 30 s: back to ipm (20 s).
     assert chosen == ["simplex", "simplex", "ipm", "ipm", "ipm", "ipm", "simplex"]
-    assert chooser.options(7).extra["solver"] == "ipm"
+    assert chooser.options().extra["solver"] == "ipm"
 
 
 def test_lp_rounds_keep_the_users_own_method(monkeypatch):
