@@ -13,7 +13,11 @@ from ccopt._timing import Deadline
 from ccopt.cluster import COPKMeans, KMeans
 from ccopt.cluster._cop_kmeans import cop_kmeans, cop_kmeans_problem
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
+from ccopt.exceptions import (
+    ClusteringDeadEndError,
+    ConvergenceWarning,
+    InfeasibleConstraintsError,
+)
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
@@ -152,7 +156,8 @@ def test_a_cycle_of_labellings_ends_the_run_without_a_warning(recwarn):
 def test_empty_cluster_keeps_its_centre():
     X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 0.0], [1.1, 0.0]])
     init = np.array([[0.0, 0.0], [1.0, 0.0], [50.0, 50.0]])
-    est = COPKMeans(3, init=init).fit(X, cl=[(0, 2)])
+    with pytest.warns(ConvergenceWarning, match=r"1 empty cluster\(s\) of n_clusters=3 \(cluster\(s\) \[2\]\)"):
+        est = COPKMeans(3, init=init).fit(X, cl=[(0, 2)])
     np.testing.assert_array_equal(est.cluster_centers_[2], [50.0, 50.0])
 
 

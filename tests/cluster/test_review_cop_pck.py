@@ -313,8 +313,12 @@ def test_pck_with_zero_penalties_is_lloyd_from_the_same_centres(instance, zero_g
         cons = Constraints(cons.pairs, cons.kinds, weights=0.0, n_samples=len(X))
         weight = max(weight, 1.0)
     start = rng.normal(size=(k, 2))
-    est = PCKMeans(k, weight=weight, init=start, tol=0.0, random_state=0).fit(X, constraints=cons)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = PCKMeans(k, weight=weight, init=start, tol=0.0, random_state=0).fit(X, constraints=cons)
     labels, centers, n_iter = _lloyd(X, start)
+    lloyd_leaves_empty = np.unique(labels).size < k
+    assert [w.category for w in caught] == [ConvergenceWarning] * lloyd_leaves_empty
     np.testing.assert_array_equal(est.labels_, labels)
     np.testing.assert_allclose(est.cluster_centers_, centers, rtol=1e-12, atol=1e-12)
     assert est.n_iter_ == n_iter
@@ -388,7 +392,8 @@ def test_pck_huge_but_representable_penalties_still_fit():
     # The three constraints contradict each other, so every labelling pays at least one
     # penalty of 1e300 * 2; the distance term is lost in its rounding.
     X, cons = _overflow_case()
-    est = PCKMeans(2, weight=1e300, random_state=0).fit(X, constraints=cons)
+    with pytest.warns(ConvergenceWarning, match=r"1 empty cluster\(s\) of n_clusters=2"):
+        est = PCKMeans(2, weight=1e300, random_state=0).fit(X, constraints=cons)
     best = min(_pck_objective(X, lab, np.array([[0.0], [0.0]]), cons, 1e300)
                for lab in _all_labellings(4, 2))
     assert best == 2e300
