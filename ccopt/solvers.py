@@ -62,6 +62,7 @@ import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.common.gc_manager import PauseGC
+from pyomo.common.tee import capture_output
 from pyomo.contrib.solver.common.factory import SolverFactory as NewSolverFactory
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, SumExpression
 from pyomo.core.expr.visitor import identify_mutable_parameters
@@ -271,6 +272,23 @@ def _highspy():
     return highspy
 
 
+def _highs_instance(output: bool = False):
+    """A ``highspy.Highs`` object whose ``output_flag`` is ``output``.
+
+    highspy 1.16 prints HiGHS's banner on standard output from inside the constructor, before
+    any option can be set, which corrupted output redirected from ``ccopt score -q``. Without
+    output the constructor runs with file descriptor 1 captured (as Pyomo's HiGHS interface
+    does), so a quiet solve prints nothing at all.
+    """
+    highspy = _highspy()
+    if output:
+        return highspy.Highs()
+    with capture_output(capture_fd=True):
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 # The thread count ccopt last gave HiGHS's process-wide scheduler (None: not sized by ccopt).
 _scheduler_threads: int | None = None
 _scheduler_lock = threading.Lock()
@@ -304,7 +322,7 @@ def _size_highs_scheduler(threads, *, force: bool = False) -> None:
 @functools.cache
 def _highs_defaults() -> dict:
     """HiGHS's own defaults of the options a solve may have changed on a persistent object."""
-    h = _highspy().Highs()
+    h = _highs_instance()
     return {key: h.getOptionValue(key)[1] for key in ("time_limit", "mip_rel_gap")}
 
 
@@ -318,8 +336,7 @@ def _check_highs_options(extra: dict) -> None:
     if not extra:
         return
     highspy = _highspy()
-    scratch = highspy.Highs()
-    scratch.setOptionValue("output_flag", False)
+    scratch = _highs_instance()
     for key, value in extra.items():
         try:
             status = scratch.setOptionValue(key, value)
@@ -599,8 +616,7 @@ class HighsMatrixSolver:
         self._start: np.ndarray | None = None
 
     def _new_highs(self):
-        h = _highspy().Highs()
-        h.setOptionValue("output_flag", bool(self.options.tee))
+        h = _highs_instance(output=bool(self.options.tee))
         if self.options.threads is not None:
             h.setOptionValue("threads", int(self.options.threads))
         h.HandleKeyboardInterrupt = True

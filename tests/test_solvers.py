@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 import numpy as np
 import pyomo.environ as pyo
@@ -100,6 +102,18 @@ def covering_lp():
 def test_a_model_that_is_not_pyomo_is_named(solver):
     with pytest.raises(InvalidParameterError, match=r"model must be a Pyomo model .*got tuple"):
         solve((np.ones(2), np.eye(2)), solver)
+
+
+def test_a_quiet_highs_matrix_solve_prints_nothing():
+    # highspy 1.16 prints HiGHS's banner from the constructor, before output_flag can be set,
+    # once per process, so it needs a fresh interpreter: a quiet solve wrote it into output
+    # redirected from `ccopt score -q`. The options make the option check's scratch instance too.
+    code = ("import pyomo.environ as pyo; from ccopt.solvers import solve; m = pyo.ConcreteModel(); "
+            "m.x = pyo.Var(domain=pyo.Binary); m.o = pyo.Objective(expr=m.x); "
+            "assert solve(m, 'highs_matrix', options={'mip_rel_gap': 1e-4}).has_solution")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ""
 
 
 def test_unknown_solver_is_named_with_alternatives():
