@@ -374,15 +374,16 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
 
 
 def _looks_like_data(header: list[str]) -> bool:
-    """True when every column name is a number and one of them is not a plain integer.
+    """True when every column name is a number, unless the names are exactly ``0, 1, ..., d-1``.
 
-    Integer names such as ``0,1,2`` are what pandas writes for unnamed columns, so they pass.
+    Those are what pandas writes for unnamed columns. Any other all-numeric header, integer
+    values included (a headerless file of counts), is most likely the first object.
     """
     try:
         [float(h) for h in header]
     except ValueError:
         return False
-    return not all(h.isdigit() for h in header)
+    return [h.strip() for h in header] != [str(c) for c in range(len(header))]
 
 
 def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str | None = None,

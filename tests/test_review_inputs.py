@@ -123,6 +123,15 @@ def test_a_header_of_numbers_warns_that_the_first_object_may_be_lost(tmp_path):
     assert data.n_samples == 2
 
 
+def test_a_header_of_integers_other_than_pandas_column_numbers_warns(tmp_path):
+    # A headerless file of counts lost its first object without a word: every integer header
+    # was taken for pandas' unnamed columns, which are exactly 0..d-1.
+    path = _write(tmp_path, "5,30\n4,31\n6,29\n")
+    with pytest.warns(CcoptWarning, match=r"header row \['5', '30'\] holds only numbers.*Add a header row"):
+        data = ds.load_csv(path)
+    assert data.n_samples == 2
+
+
 @pytest.mark.parametrize("header", ["0,1", "x,1.5", "a,b"])
 def test_integer_or_named_headers_do_not_warn(tmp_path, header):
     path = _write(tmp_path, header + "\n3,4\n")
