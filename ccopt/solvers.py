@@ -50,10 +50,12 @@ given).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import math
 import shutil
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -287,6 +289,50 @@ def _highs_instance(output: bool = False):
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(h):
+    """Turn Ctrl-C during ``h.run()`` into a clean HiGHS stop, then a KeyboardInterrupt.
+
+    Python raises KeyboardInterrupt inside whichever highspy callback runs next; HiGHS takes
+    that for a failed callback and ends the run as ``kSolveError``, and the interrupt is
+    lost, so a user's Ctrl-C surfaced as a solver error. Instead the handler asks HiGHS to
+    stop (``cancelSolve``: the run ends as ``kInterrupt``) and the interrupt is raised once
+    the run has returned. Only Python's default handler is replaced, and only from the main
+    thread (the one signals reach); elsewhere nothing changes.
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    pressed = []
+
+    def cancel(signum, frame):
+        pressed.append(signum)
+        h.cancelSolve()
+
+    signal.signal(signal.SIGINT, cancel)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:
+        _clear_stop_request(h)
+        raise KeyboardInterrupt
+
+
+def _clear_stop_request(h) -> None:
+    """Let a HiGHS object stopped by ``cancelSolve`` run again.
+
+    Both sides keep the request: highspy until its own threaded solve starts, HiGHS until its
+    callbacks are set anew; without this every later run of the object stopped at once
+    (``kInterrupt``).
+    """
+    if getattr(h, "_Highs__solver_should_stop", None) is True:
+        h._Highs__solver_should_stop = False
+    h.disableCallbacks()
+    h.enableCallbacks()
 
 
 # The thread count ccopt last gave HiGHS's process-wide scheduler (None: not sized by ccopt).
@@ -788,6 +834,12 @@ class HighsMatrixSolver:
         Returns
         -------
         SolveResult
+
+        Raises
+        ------
+        KeyboardInterrupt
+            When Ctrl-C stopped the run (HiGHS is stopped cleanly first), so the caller can
+            return its best result so far.
         """
         time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         start = time.perf_counter()
@@ -806,12 +858,13 @@ class HighsMatrixSolver:
         threads = self.options.requested_threads
         _size_highs_scheduler(threads)
         run_start = time.perf_counter()
-        ran = h.run()
-        if threads is not None and ran == _highspy().HighsStatus.kError and \
-                getattr(h.getModelStatus(), "name", "") == "kNotset":
-            # Sized by code outside ccopt since (the user's own HiGHS run): rebuild and rerun.
-            _size_highs_scheduler(threads, force=True)
-            h.run()
+        with _ctrl_c_stops(h):
+            ran = h.run()
+            if threads is not None and ran == _highspy().HighsStatus.kError and \
+                    getattr(h.getModelStatus(), "name", "") == "kNotset":
+                # Sized by code outside ccopt since (the user's own HiGHS run): rebuild and rerun.
+                _size_highs_scheduler(threads, force=True)
+                h.run()
         timing["solve"] = time.perf_counter() - run_start
         model_status = h.getModelStatus()
         termination = getattr(model_status, "name", str(model_status))

@@ -116,6 +116,42 @@ def test_a_quiet_highs_matrix_solve_prints_nothing():
     assert run.stdout == ""
 
 
+_CTRL_C_SCRIPT = """
+import os, signal, threading, time
+import numpy as np, scipy.sparse as sp
+from ccopt.solvers import HighsMatrixSolver, SolverOptions
+# A market-split instance (Cornuejols and Dawande): equality knapsacks that branch and bound
+# needs far more than the half second before the Ctrl-C to settle.
+rng = np.random.default_rng(0)
+m, n = 4, 30
+a = rng.integers(0, 100, size=(m, n)).astype(float)
+A = sp.hstack([sp.csr_array(a), sp.eye(m), -sp.eye(m)])
+rhs = np.floor(a.sum(1) / 2)
+solver = HighsMatrixSolver(np.r_[np.zeros(n), np.ones(2 * m)], A, rhs, rhs, np.zeros(n + 2 * m),
+                           np.r_[np.ones(n), np.full(2 * m, np.inf)],
+                           integrality=np.r_[np.ones(n, bool), np.zeros(2 * m, bool)],
+                           options=SolverOptions(threads=1))
+for attempt in range(2):
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    try:
+        solver.solve(time_limit=60)
+        print("not interrupted")
+    except KeyboardInterrupt:
+        print("interrupted", time.perf_counter() - start < 30)
+    print(solver.solve(time_limit=0.2, require_solution=False).termination)
+"""
+
+
+def test_ctrl_c_during_a_highs_matrix_solve_raises_keyboard_interrupt_and_the_solver_runs_again():
+    # Python raised the interrupt inside a highspy callback, HiGHS ended the run as kSolveError,
+    # and the user's Ctrl-C became "Solver 'highs_matrix' returned no solution". Run in a child
+    # process: a stray SIGINT must not reach pytest.
+    run = subprocess.run([sys.executable, "-c", _CTRL_C_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n") == ["interrupted True", "kTimeLimit"] * 2 + [""]
+
+
 def test_unknown_solver_is_named_with_alternatives():
     with pytest.raises(SolverNotAvailableError, match="Pyomo knows no solver named 'nosuchsolver'"):
         solve(small_lp(), "nosuchsolver")
