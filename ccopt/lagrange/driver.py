@@ -120,7 +120,14 @@ class History:
         with open(path, "w") as handle:
             handle.write(",".join(names) + "\n")
             for i in range(len(self)):
-                handle.write(",".join(repr(float(self.columns[n][i])) for n in names) + "\n")
+                handle.write(",".join(_csv_cell(self.columns[n][i]) for n in names) + "\n")
+
+
+def _csv_cell(value) -> str:
+    """An iteration number as an integer (not ``1.0``); any other value as a float that reads back exactly."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))
+    return repr(float(value))
 
 
 @dataclass
@@ -412,7 +419,9 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
             run.status = Status.ITERATION_LIMIT
     except KeyboardInterrupt:
         run.status = Status.INTERRUPTED
-        logger.warning("interrupted after %d iterations; returning the best multipliers so far", iteration)
+        # The iteration under way when Ctrl-C came is not in the history: count finished ones.
+        logger.warning("interrupted after %d iterations; returning the best multipliers so far",
+                       len(run.history))
     finally:
         bar.close()
     return SubgradientOutcome(

@@ -38,12 +38,14 @@ def _setup(values, raise_at=None):
     return cons, op, ScriptedOracle(values, labels, op, 2, raise_at)
 
 
-def test_interrupt_returns_the_best_multipliers_so_far():
+def test_interrupt_returns_the_best_multipliers_so_far(caplog):
     _cons, _op, oracle = _setup([1.0, 2.0, 5.0, 3.0, 4.0, 4.5], raise_at=6)
     out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=100),
                           initial_upper=10.0, initial_labels=None)
     assert out.status == Status.INTERRUPTED
     assert out.n_iter == 5 and out.lower_bound == 5.0
+    # The warning counted the iteration under way too (6), against the result's 5.
+    assert "interrupted after 5 iterations" in caplog.text
     best_seen = oracle.seen[2]  # the multipliers that produced the value 5.0
     np.testing.assert_array_equal(out.best_multipliers.eta, best_seen.eta)
 
@@ -189,3 +191,17 @@ def test_restart_keeps_each_cluster_index_on_its_nearest_representative():
     mssc = MSSCLloydOracle(X, op, np.array([[9.0], [1.0], [4.0]]))
     mssc.restart_from(incumbent)
     np.testing.assert_allclose(mssc.centers.ravel(), [10.05, 0.05, 5.05])
+
+
+def test_history_csv_writes_iteration_numbers_as_integers(tmp_path):
+    # Every cell went through float(), so iterations read "1.0,2.0,..." in --history files.
+    _cons, _op, oracle = _setup([1.0, 2.0, 3.0])
+    out = run_subgradient(oracle, Multipliers.zeros(1, 1, 2), config=SubgradientConfig(max_iter=3),
+                          initial_upper=10.0, initial_labels=None)
+    path = tmp_path / "history.csv"
+    out.history.to_csv(path)
+    header, *rows = path.read_text().splitlines()
+    at = header.split(",").index("iteration")
+    assert [row.split(",")[at] for row in rows] == ["1", "2", "3"]
+    lower = header.split(",").index("lower_bound")
+    assert [float(row.split(",")[lower]) for row in rows] == [1.0, 2.0, 3.0]
