@@ -28,6 +28,7 @@ import logging
 import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,7 @@ from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_random_state, check_time_limit
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import (
+    CcoptWarning,
     ClusteringDeadEndError,
     InfeasibleConstraintsError,
     InvalidParameterError,
@@ -149,6 +151,22 @@ class _Predictor:
         return normalized, normalized > self.tau
 
 
+def _warn_unused_weights(cons) -> None:
+    """Say that weights and hard flags, which the clustering estimators use, do not enter the score."""
+    n_weighted = int((~np.isclose(cons.weights, 1.0)).sum())
+    n_hard = int(cons.hard.sum())
+    parts = []
+    if n_weighted:
+        parts.append(f"{n_weighted} with a weight other than 1")
+    if n_hard:
+        parts.append(f"{n_hard} marked hard")
+    if parts:
+        # stacklevel: this function, impact_scores, its thread-limiting wrapper, the caller.
+        warnings.warn(f"impact_scores does not use per-constraint weights or hard flags "
+                      f"({' and '.join(parts)} of {len(cons)} constraints): every constraint is "
+                      "scored as a candidate with the paper's unit penalty.", CcoptWarning, stacklevel=4)
+
+
 @with_single_blas_thread
 def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterion: str = "kmedoids",
                   method: str | None = None, epsilon: float = 0.5, max_iter: int = 1000,
@@ -173,7 +191,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Must-link and cannot-link pairs (0-based). Scores come back with the ML pairs in
         their order, then the CL pairs.
     constraints : Constraints, optional
-        Alternative to ``ml``/``cl``; scores come back in its row order.
+        Alternative to ``ml``/``cl``; scores come back in its row order. Its per-constraint
+        weights and hard flags are not used (a warning says so): the score treats every
+        constraint as a candidate with the paper's unit penalty.
     criterion : {"kmedoids", "mssc"}, default="kmedoids"
         Clustering criterion ``f``: k-medoids (7)-(9) with Euclidean distances, or MSSC (6).
     method : str, optional
@@ -261,6 +281,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         raise InvalidParameterError("repair_time_limit must be a positive number of seconds, got None.")
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl)
     cons = problem.constraints
+    _warn_unused_weights(cons)
     if repair_every is None:
         repair_every = 1 if setting.criterion == "kmedoids" else 0
     config = SubgradientConfig(max_iter=max_iter, time_limit=time_limit, gap_tol=gap_tol,

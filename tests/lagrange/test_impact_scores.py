@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -107,6 +109,24 @@ def test_a_flipped_constraint_scores_negative_and_the_correct_ones_zero(criterio
     np.testing.assert_array_equal(others, 0.0)
     assert res.predicted_erroneous.sum() == 1 and res.predicted_erroneous[flipped]
     assert res.detection.f1 == 1.0
+
+
+def test_weights_and_hard_flags_are_named_as_unused_and_change_no_score():
+    # They were accepted and ignored without a word, so a user could believe a weight of 5
+    # made a must-link count more in the score.
+    X, _y = _separated_blobs()
+    plain = Constraints.from_pairs(ml=[(0, 1), (5, 20)], cl=[(6, 7)], n_samples=len(X))
+    marked = Constraints.from_pairs(ml=[(0, 1), (5, 20)], cl=[(6, 7)], n_samples=len(X),
+                                    ml_weights=[5.0, 1.0], cl_weights=[0.5], ml_hard=[True, False])
+    kwargs = dict(criterion="mssc", random_state=0, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ccopt.CcoptWarning)
+        expected = ccopt.impact_scores(X, 3, constraints=plain, **kwargs).scores
+    with pytest.warns(ccopt.CcoptWarning, match=r"does not use per-constraint weights or hard flags "
+                      r"\(2 with a weight other than 1 and 1 marked hard of 3 constraints\)") as caught:
+        scores = ccopt.impact_scores(X, 3, constraints=marked, **kwargs).scores
+    assert caught[0].filename == __file__
+    np.testing.assert_array_equal(scores, expected)
 
 
 def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
