@@ -276,6 +276,28 @@ class DetectionScores:
     recall: float
     f1: float
 
+    def describe(self) -> str:
+        """Precision, recall and F1 on one line, ``n/a`` where a denominator is zero.
+
+        0.000 would read as a failure where there was nothing to find (no constraint
+        erroneous) or nothing was claimed (none predicted erroneous).
+        """
+        erroneous, predicted = self.tn + self.fp, self.tn + self.fn
+
+        def ratio(num: int, den: int) -> str:
+            return f"{num / den:.3f}" if den else "n/a"
+
+        if not erroneous and not predicted:
+            why = "no constraint is erroneous and none is predicted erroneous: nothing to detect"
+        else:
+            why = f"{self.tn} of {erroneous} erroneous found, {predicted} predicted"
+            if not erroneous:
+                why += "; recall n/a: no constraint is erroneous"
+            elif not predicted:
+                why += "; precision n/a: no constraint is predicted erroneous"
+        return (f"precision {ratio(self.tn, predicted)}, recall {ratio(self.tn, erroneous)}, "
+                f"F1 {ratio(2 * self.tn, erroneous + predicted)} ({why})")
+
 
 def detection_scores(erroneous, predicted_erroneous, *, zero_division: float = 0.0) -> DetectionScores:
     """Precision, recall and F1 of predicting which constraints are erroneous.

@@ -166,6 +166,20 @@ def test_detection_scores_zero_denominators():
         metrics.detection_scores([True], [True], zero_division="warn")
 
 
+def test_detection_description_marks_each_undefined_ratio():
+    # Summaries printed 0.000 for a ratio with a zero denominator: "precision 0.000, recall
+    # 0.000, F1 0.000" when nothing was erroneous and nothing predicted, a perfect outcome.
+    nothing = metrics.detection_scores([False, False], [False, False]).describe()
+    assert nothing == ("precision n/a, recall n/a, F1 n/a (no constraint is erroneous and none is "
+                       "predicted erroneous: nothing to detect)")
+    nothing_erroneous = metrics.detection_scores([False, False], [True, False]).describe()
+    assert nothing_erroneous.startswith("precision 0.000, recall n/a, F1 0.000 (0 of 0 erroneous found, 1 predicted")
+    nothing_predicted = metrics.detection_scores([True, False], [False, False]).describe()
+    assert nothing_predicted.startswith("precision n/a, recall 0.000, F1 0.000 (0 of 1 erroneous found, 0 predicted")
+    both = metrics.detection_scores([True, False, True], [True, True, False]).describe()
+    assert both == "precision 0.500, recall 0.500, F1 0.500 (1 of 2 erroneous found, 2 predicted)"
+
+
 # ----------------------------------------------------------------------------- alignment score
 def test_alignment_score_hand_case():
     true = [0, 0, 0, 1, 1, 2]

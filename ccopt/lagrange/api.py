@@ -40,6 +40,7 @@ from ccopt.config import check_dense_memory
 from ccopt.exceptions import (
     CcoptWarning,
     ClusteringDeadEndError,
+    ConvergenceWarning,
     InfeasibleConstraintsError,
     InvalidParameterError,
 )
@@ -432,8 +433,18 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
 def _unconstrained_kmeans(X: np.ndarray, k: int, rng):
     """Best of 10 k-means++ runs without constraints: the lower-bound oracles' first solution."""
     from ccopt.cluster._kmeans import KMeans
+    from ccopt.status import Status
 
-    return KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1))).fit(X)
+    with warnings.catch_warnings():
+        # Fewer distinct points than k leave clusters empty; the routes handle that, and the
+        # warning would name a KMeans fit the user never asked for.
+        warnings.filterwarnings("ignore", message="KMeans ended with", category=ConvergenceWarning)
+        km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1))).fit(X)
+    if km.status_ is Status.INTERRUPTED:
+        # KMeans keeps its best run on Ctrl-C and returns; the scoring has no result yet, so
+        # the interrupt must stop it rather than be spent on this preparatory step.
+        raise KeyboardInterrupt
+    return km
 
 
 def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:

@@ -248,8 +248,7 @@ class BaselineResult:
             f"(tau={self.tau:g})",
         ]
         if self.detection is not None:
-            d = self.detection
-            lines.append(f"detection: precision {d.precision:.3f}, recall {d.recall:.3f}, F1 {d.f1:.3f}")
+            lines.append(f"detection: {self.detection.describe()}")
         return "\n".join(lines)
 
 

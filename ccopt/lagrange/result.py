@@ -201,9 +201,7 @@ class ImpactScoreResult:
             f"(tau={self.tau:g}); set score I(C) = {self.set_score:.6g}",
         ]
         if self.detection is not None:
-            d = self.detection
-            lines.append(f"detection: precision {d.precision:.3f}, recall {d.recall:.3f}, F1 {d.f1:.3f} "
-                         f"({d.tn} of {d.tn + d.fp} erroneous found, {d.tn + d.fn} predicted)")
+            lines.append(f"detection: {self.detection.describe()}")
         return "\n".join(lines)
 
     def to_csv(self, path) -> None:

@@ -129,6 +129,25 @@ def test_weights_and_hard_flags_are_named_as_unused_and_change_no_score():
     np.testing.assert_array_equal(scores, expected)
 
 
+def test_ctrl_c_in_the_preparatory_kmeans_stops_the_scoring(monkeypatch):
+    # KMeans keeps its best run on Ctrl-C and returns it, so the interrupt was spent there and
+    # the scoring went on as if nothing had been pressed.
+    import ccopt.cluster._kmeans as kmeans_module
+
+    lloyd, calls = kmeans_module._lloyd, []
+
+    def interrupted_second_run(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return lloyd(*args, **kwargs)
+
+    monkeypatch.setattr(kmeans_module, "_lloyd", interrupted_second_run)
+    X, _y = _separated_blobs()
+    with pytest.raises(KeyboardInterrupt):
+        ccopt.impact_scores(X, 3, ml=[(0, 1)], cl=[(0, 15)], criterion="mssc", random_state=0, progress=False)
+
+
 def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
     X, y = _separated_blobs()
     with pytest.warns(ccopt.DuplicateConstraintWarning, match="row 0 = row 3"):
