@@ -9,8 +9,16 @@
 
 Malformed input (a missing file, a bad row, an index out of range, ``k`` larger than the
 data, ...) ends with one line on stderr that names the file and line, and exit code 2;
-anything unexpected still shows its traceback (exit code 1). Ctrl-C exits with 130, and a
-reader that closes the output early (``| head``) with 141, silently, as after SIGPIPE.
+anything unexpected still shows its traceback (exit code 1). A reader that closes the output
+early (``| head``) ends the command with exit code 141, silently, as after SIGPIPE.
+
+Ctrl-C while ``score`` or ``cluster`` computes ends the computation with the best result found
+so far when there is one (the best multipliers of the subgradient run, the best labelling):
+the command then goes on as usual -- prints the result, marked ``status=interrupted``, writes
+the output files -- and ends with exit code 0. Ctrl-C before there is a result (in ``score``,
+also during the k-means runs that prepare the subgradient run), while the input is read or
+the output written, and in ``bench`` (unless the benchmark catches it) prints ``interrupted``
+on stderr and exits with 130.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ BENCHMARKS_ENV = "CCOPT_BENCHMARKS"
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
 _SCALERS = {"none": None, "standard": "StandardScaler", "minmax": "MinMaxScaler"}  # --scale
+_FIGURE_HELP = "; the file suffix names the format (png, pdf, svg, ...; PNG without a suffix)"
 
 _INPUT_HELP = """\
 input files:
@@ -50,10 +59,24 @@ input files:
                    --label-column NAME that column holds the ground truth (then F1 of
                    the erroneous-constraint predictions / ARI is reported too)
   CONS.csv         header i,j,kind[,weight][,hard]; 0-based object indices (the data
-                   row order), kind ML or CL
+                   row order), kind ML or CL, weight a number (default 1), hard 1/true
+                   or 0/false (default 0)
+{weight_use}
   matrix file      n x n numbers (comma or space separated): 1 must-link, -1
                    cannot-link, 0 none (--constraint-matrix)
 """
+
+# What each command does with the optional weight and hard columns of CONS.csv.
+_SCORE_WEIGHTS = """\
+                   score reads the weight and hard columns but does not use them: it
+                   scores every constraint as a candidate error"""
+_CLUSTER_WEIGHTS = """\
+                   bh-kmeans, pckmeans and pcs use the weight and hard columns (weight
+                   scales the penalty of violating the constraint; a hard one is never
+                   violated); the other algorithms ignore both columns (cop-kmeans,
+                   ml-kmeans, greedy-ml-kmeans and lcc treat every constraint alike,
+                   kmeans keeps the must-links only, kmeans-s takes no pairwise
+                   constraints)"""
 
 _SCORE_EXAMPLES = """\
 examples:
@@ -187,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "print the constraints ranked, most suspicious (most negative score) first. The "
                     "constraints predicted erroneous (normalised score above --tau) are marked: "
                     "review them.",
-        epilog=_INPUT_HELP + "\n" + _SCORE_EXAMPLES)
+        epilog=_INPUT_HELP.format(weight_use=_SCORE_WEIGHTS) + "\n" + _SCORE_EXAMPLES)
     _add_common_inputs(score, constraints_required=True)
     # Options left out are not passed on, so the library's defaults apply (one source of truth).
     score.add_argument("--criterion", choices=("kmedoids", "mssc"),
@@ -204,8 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rows of the ranking to print (default 50; 0 prints all)")
     score.add_argument("--out", metavar="scores.csv", help="write the ranked scores as CSV")
     score.add_argument("--history", metavar="history.csv", help="write the iteration history as CSV")
-    score.add_argument("--plot", metavar="fig.png", help="draw the data with the constraints coloured by score")
-    score.add_argument("--plot-convergence", metavar="fig.png", help="draw the bounds (and F1) by iteration")
+    score.add_argument("--plot", metavar="fig.png",
+                       help="draw the data with the constraints coloured by score" + _FIGURE_HELP)
+    score.add_argument("--plot-convergence", metavar="fig.png",
+                       help="draw the bounds (and F1) by iteration" + _FIGURE_HELP)
     score.set_defaults(handler=_run_score)
 
     from ccopt.experiments import ALGORITHMS
@@ -214,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
         "cluster", formatter_class=_FORMAT, help="cluster with constraints and write the labels",
         description="Cluster DATA.csv under the given constraints with one of ccopt's algorithms and "
                     "write one label per object.",
-        epilog=_INPUT_HELP + "\n" + _CLUSTER_EXAMPLES)
+        epilog=_INPUT_HELP.format(weight_use=_CLUSTER_WEIGHTS) + "\n" + _CLUSTER_EXAMPLES)
     _add_common_inputs(cluster, constraints_required=False)
     cluster.add_argument("--algorithm", choices=tuple(ALGORITHMS), required=True, help="the algorithm")
     cluster.add_argument("--max-iter", type=_positive_int, help="iterations (algorithm default if omitted)")
@@ -228,9 +253,19 @@ def build_parser() -> argparse.ArgumentParser:
                               "(bh-kmeans; PCCC's heuristic, faster for many clusters)")
     cluster.add_argument("--min-size", type=_nonnegative_int, help="minimum cluster size (bh-kmeans)")
     cluster.add_argument("--max-size", type=_positive_int, help="maximum cluster size (bh-kmeans)")
-    cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...", help="target cluster sizes (pcs, kmeans-s)")
+    cluster.add_argument("--sizes", type=_sizes, metavar="N1,N2,...",
+                         help="target cluster sizes (kmeans-s, pcs): K positive integers adding up to the "
+                              "number of objects, in any order (the smallest cluster gets the smallest "
+                              "target, and so on). They are soft targets: size terms in the objective pull "
+                              "the clusters towards them, but the sizes reached may differ (they are then "
+                              "printed beside the targets). --exact-sizes meets them with kmeans-s; pcs has "
+                              "no such option")
+    cluster.add_argument("--exact-sizes", dest="size_assignment", action="store_const", const="exact",
+                         help="meet the --sizes exactly (kmeans-s): assign the objects by a transportation "
+                              "problem with the targets as capacities instead of to the nearest centroid "
+                              "(ccopt's extension of the paper; an n x n matrix per step)")
     cluster.add_argument("--out", metavar="labels.csv", help="write the labels as CSV (index,label)")
-    cluster.add_argument("--plot", metavar="fig.png", help="draw the clusters and constraints")
+    cluster.add_argument("--plot", metavar="fig.png", help="draw the clusters and constraints" + _FIGURE_HELP)
     cluster.add_argument("--predict", metavar="NEW.csv",
                          help="also assign the rows of NEW.csv (the same feature columns) to their "
                               "nearest fitted centre; needs --predict-out")
@@ -267,13 +302,38 @@ _INPUTS = (("data", "DATA.csv"), ("constraints", "--constraints"),
            ("constraint_matrix", "--constraint-matrix"), ("predict", "--predict"))
 
 
+_FIGURES = ("--plot", "--plot-convergence")  # outputs matplotlib writes
+
+
+def _figure_format(path: Path, option: str) -> str:
+    """The format of a figure file: its suffix, PNG without one.
+
+    matplotlib would append ``.png`` to a name without a suffix, and the file written would
+    not be the one named; given the format, it writes the name as it is.
+    """
+    if not path.suffix:
+        return "png"
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    supported = FigureCanvasBase.get_supported_filetypes()
+    fmt = path.suffix[1:].lower()
+    if fmt not in supported:
+        raise InvalidParameterError(
+            f"{option} {path}: matplotlib cannot write the format {fmt!r} (the file suffix); use one of "
+            f"{', '.join(sorted(supported))}.")
+    return fmt
+
+
 def _check_outputs(args, options) -> dict:
     """Every output file of ``options`` ((attribute, flag) pairs), checked before any work.
 
     An output may not be an input file (it would be overwritten after being read) nor another
-    output (one would overwrite the other).
+    output (one would overwrite the other); a figure needs a format matplotlib can write.
     """
     outputs = {name: _check_output(getattr(args, name), flag) for name, flag in options}
+    for name, flag in options:
+        if flag in _FIGURES and outputs[name] is not None:
+            _figure_format(outputs[name], flag)
     seen = {}
     for name, flag in _INPUTS:
         path = getattr(args, name, None)
@@ -336,16 +396,23 @@ def _load_inputs(args):
     return dataset, constraints, scaler
 
 
-def _save_figure(fig, path: Path) -> None:
+def _save_figure(fig, path: Path, option: str) -> None:
     import matplotlib.pyplot as plt
 
     try:
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        fig.savefig(path, format=_figure_format(path, option), dpi=120, bbox_inches="tight")
     except (OSError, ValueError) as exc:
         raise InvalidParameterError(f"cannot write the figure {path}: {exc}") from None
     finally:
         plt.close(fig)
     print(f"wrote {path}")
+
+
+def _axis_names(args, dataset) -> tuple[str, ...]:
+    """The feature names as axis labels; after --scale they say the units changed."""
+    if args.scale == "none":
+        return dataset.feature_names
+    return tuple(f"{name} ({args.scale}-scaled)" for name in dataset.feature_names)
 
 
 def _use_agg() -> None:
@@ -399,12 +466,12 @@ def _run_score(args) -> int:
         from ccopt import plotting
 
         if outputs["plot"] is not None:
-            fig = plotting.plot_constraint_scores(dataset.X, result,
-                                            title=f"{Path(args.data).name}: impact scores (k={args.n_clusters})")
-            _save_figure(fig, outputs["plot"])
+            fig = plotting.plot_constraint_scores(dataset.X, result, feature_names=_axis_names(args, dataset),
+                                                  title=f"{Path(args.data).name}: impact scores (k={args.n_clusters})")
+            _save_figure(fig, outputs["plot"], "--plot")
         if outputs["plot_convergence"] is not None:
             fig = plotting.plot_convergence(result, title=f"{Path(args.data).name}: subgradient run")
-            _save_figure(fig, outputs["plot_convergence"])
+            _save_figure(fig, outputs["plot_convergence"], "--plot-convergence")
     return EXIT_OK
 
 
@@ -432,7 +499,7 @@ def _write_ranked_scores(result, path: Path) -> None:
 _CLUSTER_OPTIONS = {"max_iter": "--max-iter", "n_init": "--n-init", "solver": "--solver",
                     "penalty": "--penalty", "solve_time_limit": "--solve-time-limit",
                     "n_candidates": "--candidates", "min_size": "--min-size", "max_size": "--max-size",
-                    "sizes": "--sizes", "time_limit": "--time-limit"}
+                    "sizes": "--sizes", "size_assignment": "--exact-sizes", "time_limit": "--time-limit"}
 
 
 def _write_labels(path: Path, labels) -> None:
@@ -517,7 +584,14 @@ def _run_cluster(args) -> int:
     sizes = np.bincount(labels, minlength=args.n_clusters).tolist()
     print(f"algorithm {args.algorithm}: status={estimator.status_} after {estimator.n_iter_} iterations")
     print(f"objective {estimator.objective_:.6g}, within-cluster sum of squares {estimator.inertia_:.6g}")
-    print(f"cluster sizes {sizes}")
+    # --sizes are soft targets (kmeans-s, pcs): say when the sizes reached differ from them.
+    targets = [int(t) for t in getattr(estimator, "aligned_sizes_", sizes)]
+    if targets != sizes:
+        hint = ", --exact-sizes meets them" if "size_assignment" in accepted - params.keys() else ""
+        print(f"cluster sizes {sizes}; target sizes {targets} (the --sizes matched to the clusters by "
+              f"rank; soft targets{hint})")
+    else:
+        print(f"cluster sizes {sizes}")
     if constraints is not None:
         v = estimator.n_violations_
         print(f"violated constraints: {v['total']} of {len(constraints)} ({v['ml']} must-link, {v['cl']} cannot-link)")
@@ -539,8 +613,9 @@ def _run_cluster(args) -> int:
         from ccopt.plotting import plot_constraint_scores
 
         fig = plot_constraint_scores(dataset.X, constraints=constraints or Constraints.empty(dataset.n_samples),
-                               labels=labels, title=f"{Path(args.data).name}: {args.algorithm} (k={args.n_clusters})")
-        _save_figure(fig, plot)
+                                     labels=labels, feature_names=_axis_names(args, dataset),
+                                     title=f"{Path(args.data).name}: {args.algorithm} (k={args.n_clusters})")
+        _save_figure(fig, plot, "--plot")
     return EXIT_OK
 
 
@@ -652,9 +727,10 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 for invalid input (one line on stderr), 130 when interrupted, 141
-        when stdout was closed early. Unexpected errors propagate (the console script shows
-        the traceback, exit 1).
+        0 on success (also when Ctrl-C ended a computation that kept its best result so far,
+        marked interrupted), 2 for invalid input (one line on stderr), 130 when interrupted
+        before there was a result, 141 when stdout was closed early. Unexpected errors
+        propagate (the console script shows the traceback, exit 1).
     """
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -152,7 +152,7 @@ def plot_convergence(history, *, ax=None, title: str | None = None, show_iterate
     return fig
 
 
-def project_2d(X) -> tuple[np.ndarray, tuple[str, str]]:
+def project_2d(X, *, feature_names=None) -> tuple[np.ndarray, tuple[str, str]]:
     """Coordinates to draw: X itself when it has 2 columns, else its first two principal axes.
 
     One column is drawn against zero. The principal axes come from the SVD of the centred
@@ -161,20 +161,34 @@ def project_2d(X) -> tuple[np.ndarray, tuple[str, str]]:
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+    feature_names : sequence of str, length n_features, optional
+        Names of the columns of X, the axis labels when X is drawn as it is (one or two
+        columns); default ``x0``, ``x1``. Principal axes are labelled ``PC1``/``PC2``.
 
     Returns
     -------
     coordinates : ndarray of shape (n_samples, 2)
     axis_labels : tuple of two str
+
+    Raises
+    ------
+    InvalidParameterError
+        ``feature_names`` does not have one name per column of X.
     """
     from ccopt._validation import check_data
 
     X = check_data(X)
     d = X.shape[1]
+    if feature_names is None:
+        names = [f"x{c}" for c in range(d)]
+    else:
+        names = [str(name) for name in feature_names]
+        if len(names) != d:
+            raise InvalidParameterError(f"feature_names has {len(names)} names, X has {d} columns.")
     if d == 2:
-        return X.copy(), ("x0", "x1")
+        return X.copy(), (names[0], names[1])
     if d == 1:
-        return np.column_stack([X[:, 0], np.zeros(X.shape[0])]), ("x0", "")
+        return np.column_stack([X[:, 0], np.zeros(X.shape[0])]), (names[0], "")
     centred = X - X.mean(axis=0)
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
     # A single object has one (zero) singular value: pad to two axes, as with d == 1.
@@ -189,8 +203,8 @@ def project_2d(X) -> tuple[np.ndarray, tuple[str, str]]:
 
 
 def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, labels=None, erroneous=None,
-                     ax=None, title: str | None = None, cmap=None, point_size: float = 18.0,
-                     figsize=(7.0, 5.5)):
+                     feature_names=None, ax=None, title: str | None = None, cmap=None,
+                     point_size: float = 18.0, figsize=(7.0, 5.5)):
     """The data in 2-D with its constraints as edges coloured by impact score (Figs. 1 and 4).
 
     Points are coloured by cluster (``labels``). Every constraint is a segment between its
@@ -212,6 +226,9 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     labels : array-like of shape (n_samples,), optional
         Cluster of each point.
     erroneous : array-like of bool, shape (n_given,), optional
+    feature_names : sequence of str, length n_features, optional
+        Axis labels when the features are drawn as they are (at most two); default ``x0``,
+        ``x1``. A projection keeps its ``PC1``/``PC2`` labels (see :func:`project_2d`).
     ax : matplotlib.axes.Axes, optional
     title : str, optional
     cmap : str or matplotlib.colors.Colormap, optional
@@ -227,7 +244,7 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     Raises
     ------
     InvalidParameterError
-        Missing constraints, or arrays whose lengths do not match.
+        Missing constraints, or arrays (or ``feature_names``) whose lengths do not match.
     """
     from matplotlib.collections import LineCollection
     from matplotlib.colors import Normalize
@@ -240,7 +257,7 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
         erroneous = result.erroneous if erroneous is None else erroneous
     if constraints is None:
         raise InvalidParameterError("plot_constraint_scores needs constraints (or an ImpactScoreResult).")
-    coords, axis_labels = project_2d(X)
+    coords, axis_labels = project_2d(X, feature_names=feature_names)
     n = coords.shape[0]
     pairs = constraints.to_given(constraints.pairs)
     is_ml = constraints.to_given(constraints.ml_mask)

@@ -430,3 +430,126 @@ def test_cluster_passes_the_bh_kmeans_options(files, capsys):
     with open(out, newline="") as handle:
         np.testing.assert_array_equal([int(r["label"]) for r in csv.DictReader(handle)], est.labels_)
     assert all(record["restricted"] for record in est.history_)
+
+
+# --------------------------------------------------------------------------- audit of the command line
+PNG = b"\x89PNG"
+
+
+def test_plot_without_a_suffix_is_a_png_under_the_name_given(files, capsys):
+    plot = files["dir"] / "noext"
+    code, text, err = _run(["cluster", files["data"], "-k", 2, "--algorithm", "kmeans", "-q", "--plot", plot],
+                           capsys)
+    assert code == 0, err
+    assert plot.read_bytes()[:4] == PNG and not (files["dir"] / "noext.png").exists()
+    assert f"wrote {plot}" in text
+
+
+@pytest.mark.parametrize(("command", "option"), [("score", "--plot"), ("score", "--plot-convergence"),
+                                               ("cluster", "--plot")])
+def test_unsupported_plot_format_fails_before_any_work(command, option, files, capsys):
+    out = files["dir"] / "out.csv"
+    argv = (["score", files["data"], "--constraints", files["cons"], "-k", 2, "--max-iter", 2]
+            if command == "score" else ["cluster", files["data"], "-k", 2, "--algorithm", "kmeans"])
+    code, text, err = _run([*argv, "-q", "--out", out, option, files["dir"] / "x.pdfx"], capsys)
+    assert code == 2 and text == "" and not out.exists()
+    (line,) = err.strip().splitlines()
+    for fragment in (f"ccopt {command}: error: {option}", "x.pdfx", "'pdfx'", "png", "pdf", "svg"):
+        assert fragment in line
+    assert not (files["dir"] / "x.pdfx").exists()
+
+
+def test_sizes_are_soft_targets_reported_beside_the_sizes_reached(files, capsys):
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    assert "soft" in " ".join(capsys.readouterr().out.split())
+    argv = ["cluster", files["data"], "-k", 2, "--sizes", "2,8", "-q"]
+    for algorithm in ("kmeans-s", "pcs"):
+        code, text, err = _run([*argv, "--algorithm", algorithm], capsys)
+        assert code == 0, err
+        # The two groups of 5 are far apart: the size terms do not move an object.
+        assert "cluster sizes [5, 5]; target sizes [" in text and "soft" in text
+    code, text, err = _run([*argv, "--algorithm", "kmeans-s", "--exact-sizes"], capsys)
+    assert code == 0, err
+    sizes = text.split("cluster sizes ")[1].splitlines()[0]
+    assert sorted(int(s) for s in sizes.strip("[]").split(",")) == [2, 8] and "target" not in text
+    code, _, err = _run([*argv, "--algorithm", "pcs", "--exact-sizes"], capsys)
+    assert code == 2 and "--exact-sizes does not apply to --algorithm pcs" in err
+
+
+def test_plots_label_the_axes_with_the_csv_columns(files, capsys, monkeypatch):
+    import ccopt.cli
+
+    drawn = []
+    save = ccopt.cli._save_figure
+
+    def spy(fig, *args, **kwargs):
+        drawn.append((fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()))
+        save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(ccopt.cli, "_save_figure", spy)
+    plot = files["dir"] / "p.png"
+    code, _, err = _run(["cluster", files["data"], "-k", 2, "--algorithm", "kmeans", "--label-column", "class",
+                         "-q", "--plot", plot], capsys)
+    assert code == 0, err
+    code, _, err = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2, "--criterion", "mssc",
+                         "--max-iter", 2, "--label-column", "class", "-q", "--plot", plot], capsys)
+    assert code == 0, err
+    code, _, err = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2, "--criterion", "mssc",
+                         "--max-iter", 2, "--label-column", "class", "--scale", "standard", "-q", "--plot", plot],
+                        capsys)
+    assert code == 0, err
+    assert drawn == [("x", "y"), ("x", "y"), ("x (standard-scaled)", "y (standard-scaled)")]
+
+
+def test_score_detection_is_undefined_when_nothing_is_erroneous_or_predicted(files, capsys):
+    # Correct constraints only (classes 0: objects 0-4, 1: objects 5-9), all scoring 0.
+    assert files["y"].tolist() == [0] * 5 + [1] * 5
+    cons = _write(files["dir"] / "good.csv", "i,j,kind\n0,1,ML\n0,2,ML\n0,5,CL\n0,6,CL\n")
+    code, text, err = _run(["score", files["data"], "--constraints", cons, "-k", 2, "--label-column", "class",
+                            "-q"], capsys)
+    assert code == 0, err
+    (line,) = [line for line in text.splitlines() if line.startswith("detection:")]
+    assert line.startswith("detection: precision n/a, recall n/a, F1 n/a (")
+    assert "0.000" not in line and "no constraint is erroneous" in line
+
+
+def test_help_says_which_commands_use_the_weight_and_hard_columns(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    score_help = " ".join(capsys.readouterr().out.split())
+    assert "reads the weight and hard columns but does not use them" in score_help
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    cluster_help = " ".join(capsys.readouterr().out.split())
+    assert "bh-kmeans, pckmeans and pcs use the weight and hard columns" in cluster_help
+    assert "does not use them" not in cluster_help
+
+
+def test_ctrl_c_keeps_the_best_score_or_exits_130(files, capsys, monkeypatch):
+    """Interrupted score work is kept (exit 0); an interrupt before there is a result exits with 130."""
+    import ccopt.datasets
+    import ccopt.lagrange.driver
+
+    class Interrupting:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def update(self, *args):
+            raise KeyboardInterrupt
+
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: None
+
+    monkeypatch.setattr(ccopt.lagrange.driver, "progress_bar", Interrupting)
+    out = files["dir"] / "s.csv"
+    code, text, _ = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2, "--criterion", "mssc",
+                          "--out", out], capsys)
+    assert code == 0 and "status=interrupted" in text and out.exists()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ccopt.datasets, "load_csv", interrupted)
+    code, text, err = _run(["score", files["data"], "--constraints", files["cons"], "-k", 2], capsys)
+    assert code == 130 and err == "ccopt score: interrupted\n" and text == ""

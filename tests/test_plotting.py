@@ -190,3 +190,17 @@ def test_selection_boxplots_one_box_per_data_set_and_selection(tmp_path):
     assert len([p for p in flat.patches if isinstance(p, PathPatch)]) == 2
     with pytest.raises(InvalidParameterError, match="groups must be a non-empty mapping"):
         plot_selection_boxplots({})
+
+
+def test_constraint_scatter_labels_raw_features_by_name_and_projections_as_pcs():
+    X, cons = _square()
+    ax = plot_constraint_scores(X, constraints=cons, feature_names=("width", "height")).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("width", "height")
+    ax = plot_constraint_scores(X, constraints=cons).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x0", "x1")  # the default without names
+    X3 = np.column_stack([X, X[:, 0] - X[:, 1]])
+    ax = plot_constraint_scores(X3, constraints=cons, feature_names=("a", "b", "c")).axes[0]
+    assert ax.get_xlabel().startswith("PC1 (") and ax.get_ylabel().startswith("PC2 (")
+    assert project_2d(X[:, :1], feature_names=["width"])[1] == ("width", "")
+    with pytest.raises(InvalidParameterError, match="feature_names has 3 names, X has 2 columns"):
+        plot_constraint_scores(X, constraints=cons, feature_names=("a", "b", "c"))
