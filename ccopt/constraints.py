@@ -355,8 +355,9 @@ class Constraints:
         if warn and duplicates:
             warnings.warn(
                 f"{m - first.size} duplicate constraint row(s) merged: {_listing(duplicates)}. "
-                "Scores are still reported for every row you gave; violation counts and "
-                "detection scores count the pair once.",
+                "Each pair is one constraint: violation counts and penalties count it once, "
+                "the largest weight given holds, and the pair is hard if any row is; impact "
+                "scores still give every row you gave its own line.",
                 DuplicateConstraintWarning,
                 stacklevel=3,
             )

@@ -171,7 +171,9 @@ def test_pair_both_ml_and_cl_is_a_conflict(cl_pair):
 
 def test_duplicates_merged_with_warning_and_mapped_back():
     with pytest.warns(DuplicateConstraintWarning, match=r"2 duplicate constraint row\(s\) merged: ml\[0\] = ml\[2\] = ml\[3\]"
-                      r"\. Scores are still reported for every row you gave; violation counts .* count the pair once"):
+                      r"\. Each pair is one constraint: violation counts and penalties count it once, the largest "
+                      r"weight given holds, and the pair is hard if any row is; impact scores still give every "
+                      r"row you gave its own line\."):
         cons = Constraints.from_pairs(ml=[(0, 1), (2, 3), (1, 0), (0, 1)], cl=[(1, 2)],
                                       ml_weights=[1.0, 1.0, 3.0, 0.5], ml_hard=[False, False, False, True])
     assert cons.pairs.tolist() == [[0, 1], [2, 3], [1, 2]]
