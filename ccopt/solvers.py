@@ -280,15 +280,19 @@ def _highs_instance(output: bool = False):
     highspy 1.16 prints HiGHS's banner on standard output from inside the constructor, before
     any option can be set, which corrupted output redirected from ``ccopt score -q``. Without
     output the constructor runs with file descriptor 1 captured (as Pyomo's HiGHS interface
-    does), so a quiet solve prints nothing at all.
+    does), so a quiet solve prints nothing at all. The capture redirects the process's
+    descriptor 1, so two threads must not do it at once.
     """
     highspy = _highspy()
     if output:
         return highspy.Highs()
-    with capture_output(capture_fd=True):
+    with _banner_capture_lock, capture_output(capture_fd=True):
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
+
+
+_banner_capture_lock = threading.Lock()
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pyomo.environ as pyo
@@ -114,6 +115,30 @@ def test_a_quiet_highs_matrix_solve_prints_nothing():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == ""
+
+
+def test_quiet_highs_objects_can_be_made_from_several_threads_at_once(capfd):
+    # Capturing the banner redirects descriptor 1; two threads doing it at once deadlocked
+    # Pyomo's capture and left stdout broken (the threading backend of ccopt's task runner).
+    from ccopt.solvers import _highs_instance
+
+    failures = []
+
+    def make():
+        try:
+            for _ in range(20):
+                _highs_instance()
+        except Exception as exc:  # any failure in a thread is the finding
+            failures.append(exc)
+
+    threads = [threading.Thread(target=make) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not failures and not any(thread.is_alive() for thread in threads)
+    print("stdout works")
+    assert capfd.readouterr().out == "stdout works\n"
 
 
 _CTRL_C_SCRIPT = """
