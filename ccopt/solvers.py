@@ -159,6 +159,10 @@ _WHOLE_SECONDS = {"glpk"}
 # Solvers that report a run stopped at the MIP gap as merely feasible, with the options of
 # theirs that could have stopped it early otherwise.
 _GAP_STOP_REPORTED_FEASIBLE = {"glpk": {"tmlim", "memlim"}}
+# CBC says only that "a limit was hit" when its time limit stops a MIP without an incumbent
+# (intermediateNonInteger) or an LP (maxIterations). With a time limit and none of CBC's other
+# limits (options starting "max": maxNodes, maxSolutions, maxIterations) set, it was the time.
+_LIMIT_HIT_TERMINATIONS = {"cbc": {LegacyTC.intermediateNonInteger, LegacyTC.maxIterations}}
 # APPSI interfaces that hand the model over as an LP file: their writer drops a nonlinear
 # objective without a word (CBC then "solves" another model), so ccopt checks linearity first.
 _LP_FILE_APPSI = {"appsi_cbc"}
@@ -178,7 +182,11 @@ class SolverOptions:
     ----------
     time_limit : float, optional
         Seconds. A MIP that hits it returns its incumbent with status ``time_limit``.
-        ``inf`` means no limit (stored as None).
+        ``inf`` means no limit (stored as None). It bounds the solver's run: on
+        ``highs_matrix`` the compilation of a Pyomo model counts against it too, while
+        Pyomo's interfaces (``appsi_highs``, ``highs``, ``cbc``, ``glpk``, ``scip_direct``,
+        ...) hand the model over first, which adds its own time (about 1-2 s for a
+        k-medoids program on 80-150 objects).
     mip_gap : float, optional
         Relative MIP gap at which to stop.
     threads : int, optional
@@ -1472,6 +1480,12 @@ class PersistentSolver:
                 and time.perf_counter() - started >= time_limit):
             # GLPK reports a run stopped by --tmlim only as 'feasible' (an unproven incumbent).
             status = Status.TIME_LIMIT
+        elif (termination in _LIMIT_HIT_TERMINATIONS.get(self.name, ()) and time_limit is not None
+              and not any(key.lower().startswith("max") for key in self.options.extra)):
+            status = Status.TIME_LIMIT
+            # intermediateNonInteger means no integer point was found; the 'upper bound' CBC
+            # reports then is not one.
+            has_solution = has_solution and termination is not LegacyTC.intermediateNonInteger
         elif (status is Status.FEASIBLE and self.name in _GAP_STOP_REPORTED_FEASIBLE
               and self.options.mip_gap
               and not _GAP_STOP_REPORTED_FEASIBLE[self.name] & set(self.options.extra)):
@@ -1496,6 +1510,8 @@ class PersistentSolver:
                     results.solver.status = SolverStatus.ok
                 model.solutions.load_from(results)
         objective = _objective_value(model) if has_solution else None
+        if status is Status.INFEASIBLE:
+            bound = None  # CBC reports the last node's bound of a model it proved infeasible
         if status is Status.OPTIMAL and bound is None and not (self.options.mip_gap and self._model_is_mip()):
             # Without a reported bound the incumbent is one only if no MIP gap was allowed
             # (APPSI's CBC reports none, also when it stopped at the gap).
@@ -1565,7 +1581,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
         A solver name (see the module docstring).
     time_limit : float, optional
         Seconds. A MIP stopped by it returns its incumbent with ``Status.TIME_LIMIT``;
-        ``inf`` means no limit.
+        ``inf`` means no limit. Pyomo's interfaces hand the model over before the solver's
+        clock starts (see :class:`SolverOptions`).
     mip_gap : float, optional
         Relative MIP gap.
     threads : int, optional

@@ -29,6 +29,7 @@ from ccopt.solvers import (
     HighsMatrixSolver,
     PersistentSolver,
     SolverOptions,
+    _require,
     available_solvers,
     solve,
 )
@@ -94,6 +95,48 @@ def test_glpk_stopped_at_the_mip_gap_is_optimal_within_it_as_on_highs():
     # With a limit of glpsol's own among the options, an early stop proves nothing.
     assert solve(model, "glpk", mip_gap=0.3, options={"tmlim": 60}).status is Status.FEASIBLE
     assert solve(model, "glpk").objective == pytest.approx(best)
+
+
+needs_cbc = pytest.mark.skipif("cbc" not in available_solvers(("cbc",)),
+                               reason="cbc is not installed (apt-get install coinor-cbc)")
+
+
+def _kmedoids_80(relax: bool = False):
+    """A k-medoids program that CBC cannot settle in a second (k = 5, 150 random pairs)."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 5, size=80)
+    X = rng.normal(size=(80, 2)) * 1.5 + np.c_[np.cos(y * 1.2566), np.sin(y * 1.2566)] * 2
+    pairs = list(itertools.combinations(range(80), 2))
+    rng.shuffle(pairs)
+    ml = [(int(a), int(b)) for a, b in pairs[:150] if y[a] == y[b]]
+    cl = [(int(a), int(b)) for a, b in pairs[:150] if y[a] != y[b]]
+    return build_kmedoids_model(ClusteringProblem.create(X, 5, ml=ml, cl=cl), relax=relax)
+
+
+@needs_cbc
+def test_cbc_stopped_by_its_time_limit_says_so_with_or_without_an_incumbent():
+    # CBC says only "a limit was hit": intermediateNonInteger (MIP, no integer point yet) was
+    # reported as an error, maxIterations (LP) as an iteration limit, neither with the hint.
+    mip = solve(_kmedoids_80(), "cbc", time_limit=1, require_solution=False)
+    assert (mip.status, mip.termination, mip.has_solution, mip.objective) == (
+        Status.TIME_LIMIT, "intermediateNonInteger", False, None)
+    with pytest.raises(SolverError, match=r"termination: intermediateNonInteger, status: time_limit\)\. Raise the time limit"):
+        _require(mip, require_solution=True)
+    lp = solve(_kmedoids_80(relax=True), "cbc", time_limit=0.01, require_solution=False)
+    assert lp.status is Status.TIME_LIMIT
+    # With a limit of CBC's own among the options, the stop proves nothing about the time.
+    assert solve(_kmedoids_80(), "cbc", time_limit=1, options={"maxNodes": 1},
+                 require_solution=False).status is Status.ERROR
+
+
+@needs_cbc
+def test_cbc_reports_no_bound_for_an_infeasible_model():
+    # A cannot-link triangle needs 3 clusters: CBC proved infeasibility but handed back the
+    # bound of its last node (3.33), which no other solver reports.
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    model = build_kmedoids_model(ClusteringProblem.create(X, 2, cl=[(0, 1), (1, 2), (0, 2)]))
+    result = solve(model, "cbc", require_solution=False)
+    assert result.status is Status.INFEASIBLE and result.bound is None
 
 
 @needs_appsi_cbc
