@@ -1360,7 +1360,12 @@ class PersistentSolver:
         except (SolverError, SolverNotAvailableError, InvalidParameterError):
             raise
         except Exception as exc:  # solver plugins raise bare RuntimeError/ValueError
-            raise SolverError(f"Solver {self.name!r} failed: {exc}") from exc
+            # SCIP says only "Not a valid parameter name", glpsol only that it did not exit
+            # normally: name what was passed through, the likely culprit.
+            given = (f" Options passed to it unchanged: {self.options.extra}; check their names and "
+                     "values for this solver (run with tee=True to see its log)."
+                     if self.options.extra else "")
+            raise SolverError(f"Solver {self.name!r} failed: {exc}.{given}") from exc
         self._n_solves += 1
         self._changed_bounds = None
         status, objective, bound, termination, has_solution, timing = result

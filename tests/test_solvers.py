@@ -177,6 +177,13 @@ def test_ctrl_c_during_a_highs_matrix_solve_raises_keyboard_interrupt_and_the_so
     assert run.stdout.split("\n") == ["interrupted True", "kTimeLimit"] * 2 + [""]
 
 
+@pytest.mark.parametrize("solver", available_solvers(("scip_direct", "glpk")))
+def test_a_solver_failing_on_a_passed_through_option_names_the_options(solver):
+    # SCIP said only "'Not a valid parameter name'", glpsol "did not exit normally".
+    with pytest.raises(SolverError, match=r"failed: .*Options passed to it unchanged: \{'no_such_opt': 1\}"):
+        solve(small_lp(with_duals=False), solver, options={"no_such_opt": 1})
+
+
 def test_unknown_solver_is_named_with_alternatives():
     with pytest.raises(SolverNotAvailableError, match="Pyomo knows no solver named 'nosuchsolver'"):
         solve(small_lp(), "nosuchsolver")
