@@ -489,16 +489,17 @@ def available_solvers(candidates=("appsi_highs", "highs", MATRIX_SOLVER, "scip_d
     return found
 
 
-def _check_linear(model, name: str) -> None:
-    """Raise :class:`SolverError` if the objective or a row of ``model`` is nonlinear."""
+def _check_linear(model, name: str, objective_degree: int = 1) -> None:
+    """Raise :class:`SolverError` if a row of ``model`` is nonlinear, or its objective of a
+    degree above ``objective_degree`` (2 for HiGHS, which solves QPs)."""
     parts = itertools.chain(
-        ((f"The objective {o.name}", o.expr)
+        ((f"The objective {o.name}", o.expr, objective_degree)
          for o in model.component_data_objects(pyo.Objective, active=True, descend_into=True)),
-        ((f"Constraint {c.name}", c.body)
+        ((f"Constraint {c.name}", c.body, 1)
          for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)))
-    for what, expr in parts:
+    for what, expr, allowed in parts:
         degree = expr.polynomial_degree()
-        if degree is None or degree > 1:
+        if degree is None or degree > allowed:
             raise SolverError(f"{what} is nonlinear; {name!r} takes linear models only (use 'scip_direct').")
 
 
@@ -1360,6 +1361,10 @@ class PersistentSolver:
         except (SolverError, SolverNotAvailableError, InvalidParameterError):
             raise
         except Exception as exc:  # solver plugins raise bare RuntimeError/ValueError
+            if self.name in _HIGHS_NAMES:
+                # Pyomo's HiGHS interfaces refuse a nonlinear model with "does not support
+                # expressions of degree None"; say which part is nonlinear and what to use.
+                _check_linear(self.model, self.name, objective_degree=2)
             # SCIP says only "Not a valid parameter name", glpsol only that it did not exit
             # normally: name what was passed through, the likely culprit.
             given = (f" Options passed to it unchanged: {self.options.extra}; check their names and "

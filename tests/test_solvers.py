@@ -318,6 +318,16 @@ def test_highs_matrix_rejects_nonlinear_models():
         solve(m, "highs_matrix")
 
 
+@pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs")))
+def test_pyomos_highs_interfaces_name_the_nonlinear_part(solver):
+    # They said only "does not support expressions of degree None" (a quadratic objective is
+    # HiGHS's QP, so the nonlinear part here is a row).
+    m = small_lp(with_duals=False)
+    m.product = pyo.Constraint(expr=m.x * m.y <= 1)
+    with pytest.raises(SolverError, match=rf"Constraint product is nonlinear; '{solver}' takes linear models only \(use 'scip_direct'\)"):
+        solve(m, solver)
+
+
 # ----------------------------------------------------------------------------- re-solves
 
 
