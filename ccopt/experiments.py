@@ -10,8 +10,9 @@ results; the file is put in task order when the run ends), so
 * the same ``random_state`` gives the same rows, whatever ``n_jobs`` is;
 * a run that was interrupted (Ctrl-C) or crashed resumes from its CSV without redoing the
   finished tasks (``resume=True``);
-* a JSON file next to the CSV records the experiment's configuration (task list, root seed,
-  task function, versions), so runs can be compared.
+* a JSON file next to the CSV (``sweep.csv`` -> ``sweep.json``) records the experiment's
+  configuration (task list, root seed, task function, versions), so runs can be compared,
+  and a resumed CSV is checked to hold rows of the same function and root seed.
 
 Seeds. A configuration that holds a ``"seed"`` key is run with that seed. Otherwise the
 task's seed is derived from the root seed and the task's *key* (a hash of its canonical
@@ -48,13 +49,20 @@ Data specifications (the ``"data"`` key of a configuration):
 Otherwise the constraints come from ``constraint_set`` (a set stored with a benchmark
 folder, e.g. ``"p15"``) or are drawn by :func:`ccopt.generators.noisy_constraints`:
 ``n_constraints`` and ``n_erroneous``, or ``constraint_fraction`` (``p = ceil(f n)``) and
-``error_fraction`` (``q = ceil(e p)``), seeded by ``instance_seed``. Without any of these
-settings the task has no constraints.
+``error_fraction`` (``q = ceil(e p)``), seeded by ``instance_seed``: one of these three
+ways, not a mix. Without any of these settings the task has no constraints.
+
+Each task function refuses a setting it does not read (a misspelt one would otherwise change
+nothing), except the tags of :data:`TAG_SETTINGS` (``instance``, ``set``, ``repeat``,
+``tag``): they only name a task, so that otherwise equal configurations are distinct tasks,
+each with its own seed.
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
+import functools
 import hashlib
 import itertools
 import json
@@ -105,6 +113,10 @@ logger = logging.getLogger(__name__)
 
 #: Columns :func:`run_experiment` writes besides the configuration and the results.
 RESERVED = ("task", "seed", "seconds", "error")
+
+#: Settings the task functions accept and ignore: they only name a task (its place in a
+#: design, a repetition, a label), so that otherwise equal configurations are distinct tasks.
+TAG_SETTINGS = ("instance", "set", "repeat", "tag")
 
 #: Algorithm names (as the CLI spells them) and the estimator class of each.
 ALGORITHMS = {
@@ -446,22 +458,90 @@ def _call_task(payload: tuple) -> tuple:
 
 
 def _function_name(function: Callable) -> str:
-    return f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', repr(function))}"
+    """``module.qualname`` of a task function; the same in every process (no memory addresses).
+
+    A resumed run is checked against it, so a callable object is named by its class and a
+    partial by the function it wraps.
+    """
+    if isinstance(function, functools.partial):
+        return f"functools.partial({_function_name(function.func)})"
+    named = function if hasattr(function, "__qualname__") else type(function)
+    return f"{getattr(named, '__module__', '?')}.{named.__qualname__}"
 
 
 def _sidecar(path: Path) -> Path:
+    """The JSON record beside an experiment CSV: ``sweep.csv`` -> ``sweep.json``, ``rows.txt`` -> ``rows.txt.json``."""
     return path.with_suffix(".json") if path.suffix.lower() == ".csv" else path.with_name(path.name + ".json")
 
 
+def _same_function(recorded: str, current: str) -> bool:
+    """Do two :func:`_function_name` names denote the same task function?
+
+    A benchmark script's function is ``__main__.task`` when the script is run and
+    ``benchmarks.bench_x.task`` when ``ccopt bench`` imports it: one function, resumable
+    either way.
+    """
+    if recorded == current:
+        return True
+    for script, imported in ((recorded, current), (current, recorded)):
+        if script.startswith("__main__.") and imported.endswith("." + script.removeprefix("__main__.")):
+            return True
+    return False
+
+
+#: Keys every record :func:`run_experiment` writes: a JSON without them is someone else's file.
+_RECORD_KEYS = ("ccopt_version", "function", "tasks")
+
+
 def _load_meta(path: Path) -> dict | None:
+    """The record beside ``path`` (None if there is none); refuses a JSON file ccopt did not write.
+
+    The record is rewritten at the end of every run, so a file that is not one of ours would
+    be lost; an unreadable record cannot be told from a foreign file either.
+    """
     meta_path = _sidecar(path)
-    if not meta_path.is_file():
+    if not meta_path.exists():
         return None
     try:
-        return json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        logger.warning("ignoring unreadable experiment record %s", meta_path)
+        meta = None
+    if not isinstance(meta, dict) or not all(key in meta for key in _RECORD_KEYS):
+        raise InvalidParameterError(
+            f"{str(meta_path)!r} is not the record of a ccopt experiment (a JSON object with the keys "
+            f"{', '.join(_RECORD_KEYS)}), and writing rows to {str(path)!r} would overwrite it; move it away "
+            "or choose another out_csv."
+        )
+    return meta
+
+
+def _recorded_root(meta: dict | None) -> int | None:
+    """The root seed a record names, or None when there is no record or it has no usable one."""
+    value = None if meta is None else meta.get("random_state")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
+    return value
+
+
+def _check_reused_seeds(path: Path, done: dict, configs: list, keys: list, seeds: list, root: int,
+                        no_root: str | None) -> None:
+    """Refuse to reuse rows whose seeds the root seed of this run would not give.
+
+    The seeds are the one part of a row that says which root it ran under, so this holds even
+    when the JSON record is missing (a run killed before it could write it) or was replaced.
+    ``no_root`` says why the record names no root (None when it does).
+    """
+    for config, key, seed in zip(configs, keys, seeds, strict=True):
+        found = done.get(key, {}).get("seed", seed)
+        if found != seed:
+            why = (f"; its record {str(_sidecar(path))!r} {no_root}, so the random_state it was run with is unknown"
+                   if no_root else "")
+            source = " (the seed of its configuration)" if "seed" in config else ""
+            raise InvalidParameterError(
+                f"{str(path)!r} holds rows with seeds that random_state={root} does not give: task {key} has "
+                f"seed {found!r} in the file, {seed} expected{source}{why}. Resume with the random_state "
+                "it was run with, write to another out_csv, or pass resume=False to start afresh."
+            )
 
 
 def _write_meta(path: Path, meta: dict) -> None:
@@ -513,8 +593,11 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         ``function(config) -> dict`` of results (JSON values). Module-level, so workers can
         import it. It receives the configuration plus its ``"seed"``.
     out_csv : str or path-like, optional
-        Where to write the rows (and ``<out_csv>.json`` with the experiment's
-        configuration). None keeps the results in memory only.
+        Where to write the rows, and beside them a JSON record of the experiment's
+        configuration: ``sweep.csv`` -> ``sweep.json`` (a name not ending in ``.csv`` gets
+        ``.json`` appended: ``rows.txt`` -> ``rows.txt.json``). A JSON file of that name that
+        is not such a record is never overwritten: the run is refused. None keeps the
+        results in memory only.
     n_jobs : int or None, default=1
         Parallel workers (``-1``: all cores). The rows do not depend on it.
     backend : {"loky", "threading", "dask"} or None, default=None
@@ -522,10 +605,13 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         ``dask.distributed.Client`` (``pip install 'ccopt[dask]'``).
     resume : bool, default=True
         Keep the finished rows of an existing ``out_csv`` and run only the other tasks
-        (failed tasks are run again, their new row replacing the failed one). False starts the
-        file afresh.
+        (failed tasks are run again, their new row replacing the failed one). The rows must be
+        of the same experiment: the same ``function`` (as the JSON record names it) and seeds
+        that ``random_state`` gives (checked on the ``seed`` column, so also when the record is
+        missing). False starts the file afresh.
     random_state : int, numpy.random.Generator or None, default=0
-        Root of the task seeds. On resume, ``None`` reuses the root recorded in the JSON file.
+        Root of the task seeds. On resume, ``None`` reuses the root recorded in the JSON file
+        (an error when rows are resumed without a record of their root).
     on_error : {"raise", "record"}, default="raise"
         "raise": a failing task stops the run (finished rows stay saved). "record": the
         error message is saved in the ``error`` column and the run goes on; a task whose
@@ -544,8 +630,9 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     Raises
     ------
     InvalidParameterError
-        Bad tasks, options, or a ``random_state`` different from the one recorded with the
-        ``out_csv`` being resumed.
+        Bad tasks or options; resuming an ``out_csv`` whose rows come from another task
+        function or another ``random_state``; a JSON file beside ``out_csv`` that is not an
+        experiment record.
 
     Examples
     --------
@@ -576,17 +663,11 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     done: dict[str, dict] = {}
     header: list[str] = []
     rows: list[list[str]] = []
-    meta_old = _load_meta(path) if path is not None and resume else None
-    if meta_old is not None and random_state is None:
-        root = int(meta_old["random_state"])
-    else:
-        root = root_seed(random_state)
+    # Read even with resume=False: the record is rewritten below, and a foreign file must survive.
+    meta_old = _load_meta(path) if path is not None else None
+    if not resume:
+        meta_old = None
     if path is not None and resume and path.is_file():
-        if meta_old is not None and int(meta_old.get("random_state", root)) != root:
-            raise InvalidParameterError(
-                f"{str(path)!r} holds rows of random_state={meta_old['random_state']}, not {root}; "
-                "resume with that random_state (or None), or pass resume=False to start afresh."
-            )
         header, rows = _read_csv(path)
         if header and "task" not in header:
             raise InvalidParameterError(
@@ -596,6 +677,33 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         for record in (dict(zip(header, row, strict=True)) for row in rows):
             if record.get("error", "") == "":
                 done[record.get("task", "")] = {k: _parse_cell(v) for k, v in record.items()}
+    recorded = _recorded_root(meta_old)
+    no_root = None if recorded is not None else "is missing" if meta_old is None else "records no random_state"
+    if random_state is None and recorded is not None:
+        root = recorded
+    elif random_state is None and rows:
+        raise InvalidParameterError(
+            f"cannot resume {str(path)!r} with random_state=None: its record {str(_sidecar(path))!r} {no_root}, "
+            "so the root seed of its rows is unknown; pass the random_state it was run with, or "
+            "resume=False to start afresh."
+        )
+    else:
+        root = root_seed(random_state)
+    if rows and meta_old is not None:
+        if recorded is not None and recorded != root:
+            raise InvalidParameterError(
+                f"{str(path)!r} holds rows of random_state={recorded}, not {root}; "
+                "resume with that random_state (or None), or pass resume=False to start afresh."
+            )
+        if not _same_function(meta_old["function"], _function_name(function)):
+            raise InvalidParameterError(
+                f"{str(path)!r} holds rows of {meta_old['function']}, not {_function_name(function)} "
+                f"(recorded in {str(_sidecar(path))!r}); write to another out_csv, or pass resume=False "
+                "to replace its rows."
+            )
+    seeds = [config["seed"] if "seed" in config else keyed_seed(root, _canonical(config)) for config in configs]
+    if done:
+        _check_reused_seeds(path, done, configs, keys, seeds, root, no_root)
 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     # A resumed run keeps the first start (its rows date from then) and says when it resumed.
@@ -617,8 +725,6 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
 
     todo = [i for i, key in enumerate(keys) if key not in done]
     n_skipped = len(configs) - len(todo)
-    seeds = {i: configs[i]["seed"] if "seed" in configs[i] else keyed_seed(root, _canonical(configs[i]))
-             for i in todo}
     payloads = [(function, {**configs[i], "seed": seeds[i]}, on_error) for i in todo]
     fresh: dict[str, dict] = {}
     n_failed = 0
@@ -824,12 +930,16 @@ def load_instance(config: Mapping):
     Raises
     ------
     InvalidParameterError
-        An unknown data specification or a missing setting.
+        An unknown data specification, a missing setting, constraint settings that mix two
+        ways of giving constraints (or give half of one, ``n_erroneous`` without
+        ``n_constraints``), or settings of synthetic data with other data. Settings it does
+        not read are left to the task functions to check.
     """
     from ccopt.constraints import Constraints
     from ccopt.generators import make_gaussian_clusters, noisy_constraints, synthetic_instance
 
     data = config.get("data", "synthetic")
+    _check_instance_settings(config, data)
     seed = _instance_seed(config)
     if data == "synthetic":
         missing = [k for k in ("n_samples", "n_classes") if k not in config]
@@ -872,6 +982,47 @@ def load_instance(config: Mapping):
     # A generator of its own: the data of a synthetic instance already used ``seed``.
     cons, erroneous = noisy_constraints(labels, p, q, random_state=np.random.default_rng([seed, 1]))
     return X, labels, cons, np.asarray(erroneous)
+
+
+# The settings load_instance reads: the data, then each way of giving constraints.
+_DATA_SETTINGS = ("data", "n_samples", "n_classes", "cluster_std", "center_std", "instance_seed", "seed")
+_SYNTHETIC_ONLY = ("n_samples", "cluster_std", "center_std")
+_CONSTRAINT_WAYS = (("constraint_set",), ("n_constraints", "n_erroneous"), ("constraint_fraction", "error_fraction"))
+_INSTANCE_SETTINGS = (*_DATA_SETTINGS, *itertools.chain.from_iterable(_CONSTRAINT_WAYS))
+
+
+def _check_instance_settings(config: Mapping, data) -> None:
+    """Refuse settings :func:`load_instance` would ignore: a second way of giving constraints, half of one."""
+    if data != "synthetic":
+        extra = [name for name in _SYNTHETIC_ONLY if name in config]
+        if extra:
+            raise InvalidParameterError(f"{extra} describe data='synthetic' only; data {data!r} brings its own objects.")
+    ways = [[name for name in way if name in config] for way in _CONSTRAINT_WAYS]
+    given = [way for way in ways if way]
+    if len(given) > 1:
+        raise InvalidParameterError(
+            f"the settings {list(itertools.chain.from_iterable(given))} mix ways of giving constraints; use one: constraint_set (a stored "
+            "set), n_constraints with n_erroneous (counts), or constraint_fraction with error_fraction (fractions)."
+        )
+    if ways[1] == ["n_erroneous"]:
+        raise InvalidParameterError("n_erroneous needs n_constraints (of which n_erroneous are wrong).")
+    if ways[2] == ["error_fraction"]:
+        raise InvalidParameterError(
+            "error_fraction needs constraint_fraction (ceil(f n) constraints, of which a share error_fraction "
+            "is wrong)."
+        )
+
+
+def _check_task_settings(config: Mapping, task: str, accepted: Sequence[str], hint: str = "") -> None:
+    """Refuse the settings a task function does not read: a misspelt one would change nothing."""
+    accepted = sorted({*accepted, *TAG_SETTINGS})
+    unknown = sorted(set(config) - set(accepted))
+    if not unknown:
+        return
+    guesses = [(name, difflib.get_close_matches(name, accepted, n=1)) for name in unknown]
+    guesses = [f"{match[0]!r}" + (f" for {name!r}" if len(unknown) > 1 else "") for name, match in guesses if match]
+    guess = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+    raise InvalidParameterError(f"{task} takes no setting(s) {unknown}{guess}; its settings are {accepted}{hint}.")
 
 
 def _instance_seed(config: Mapping) -> int:
@@ -931,10 +1082,17 @@ def impact_score_task(config: Mapping) -> dict:
         without ground truth), ``lower_bound``, ``upper_bound``, ``gap``, ``set_score``,
         ``ari`` (best feasible clustering against the classes), ``n_iter``, ``status``,
         ``run_seconds``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A setting it does not read (the tags of :data:`TAG_SETTINGS` aside), or data and
+        constraint settings that :func:`load_instance` refuses.
     """
     from ccopt.lagrange import impact_scores
     from ccopt.metrics import adjusted_rand_score
 
+    _check_task_settings(config, "impact_score_task", (*_INSTANCE_SETTINGS, "n_clusters", *_SCORE_OPTIONS))
     X, labels, cons, erroneous = load_instance(config)
     k = _n_clusters(config, labels)
     options = {name: config[name] for name in _SCORE_OPTIONS if name in config}
@@ -1018,11 +1176,20 @@ def clustering_task(config: Mapping) -> dict:
         ``ari``, ``nmi`` (None without labels), ``wcss``, ``objective``, ``violations``,
         ``ml_violations``, ``cl_violations``, ``n_constraints``, ``n_iter``, ``status``,
         ``run_seconds``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A setting it does not read (the tags of :data:`TAG_SETTINGS` aside; estimator
+        parameters go in ``params``), or data and constraint settings that
+        :func:`load_instance` refuses.
     """
     from ccopt.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     if "algorithm" not in config:
         raise InvalidParameterError(f"clustering_task needs an 'algorithm' (one of {', '.join(ALGORITHMS)}).")
+    _check_task_settings(config, "clustering_task", (*_INSTANCE_SETTINGS, "n_clusters", "algorithm", "params"),
+                         " (estimator parameters go in 'params')")
     X, labels, cons, _ = load_instance(config)
     k = _n_clusters(config, labels)
     params = dict(config.get("params") or {})
@@ -1080,16 +1247,26 @@ def constraint_set_task(config: Mapping) -> dict:
         run's best feasible value), ``n_ml``, ``n_cl``, ``status``, ``run_seconds``; with
         ``exact``, also ``ari_exact``, ``exact_objective``, ``exact_status`` and
         ``exact_seconds``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A setting it does not read (the tags of :data:`TAG_SETTINGS` aside), among them the
+        other tasks' ``n_erroneous``, ``constraint_fraction``, ``error_fraction`` and
+        ``constraint_set``: the set is drawn here.
     """
     from ccopt.generators import random_pair_constraints
     from ccopt.lagrange import impact_scores
     from ccopt.lagrange.baselines import coherence, informativeness
     from ccopt.metrics import adjusted_rand_score
 
+    _check_task_settings(config, "constraint_set_task", (*_DATA_SETTINGS, *_SCORE_OPTIONS, "n_constraints",
+                                                         "erroneous", "sampling", "n_clusters", "exact",
+                                                         "exact_time_limit"))
     p = check_positive_int(config.get("n_constraints", 25), "n_constraints")
     wrong = check_bool(config.get("erroneous", False), "erroneous")
     sampling = check_choice(config.get("sampling", "pairs"), "sampling", ("pairs", "balanced"))
-    settings = {k: v for k, v in config.items() if k not in ("n_erroneous", "constraint_fraction", "error_fraction")}
+    settings = dict(config)
     balanced = sampling == "balanced"
     # With "pairs", load_instance only loads the data: the set is drawn below.
     settings.update(n_constraints=p if balanced else 0, n_erroneous=p if wrong and balanced else 0)
