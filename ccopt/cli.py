@@ -30,6 +30,7 @@ import csv
 import dataclasses
 import importlib
 import logging
+import math
 import os
 import sys
 import warnings
@@ -42,7 +43,7 @@ from ccopt.exceptions import (
     InvalidParameterError,
 )
 
-__all__ = ["build_parser", "discover_benchmarks", "main"]
+__all__ = ["build_parser", "discover_benchmarks", "int_at_least", "main", "number_at_least"]
 
 logger = logging.getLogger("ccopt.cli")
 
@@ -114,8 +115,18 @@ else the checkout ccopt is installed from.
 
 
 # ============================================================================ argument types
-def _int_at_least(minimum: int):
-    """An argparse type: an integer ``>= minimum``."""
+def int_at_least(minimum: int):
+    """An argparse ``type``: an integer ``>= minimum`` (the examples' flags use it too).
+
+    Parameters
+    ----------
+    minimum : int
+
+    Returns
+    -------
+    callable
+        ``str -> int``, raising :class:`argparse.ArgumentTypeError` with a one-line reason.
+    """
     what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
 
     def parse(text: str) -> int:
@@ -130,8 +141,35 @@ def _int_at_least(minimum: int):
     return parse
 
 
-_positive_int = _int_at_least(1)
-_nonnegative_int = _int_at_least(0)
+_positive_int = int_at_least(1)
+_nonnegative_int = int_at_least(0)
+
+
+def number_at_least(minimum: float, *, strict: bool = False):
+    """An argparse ``type``: a finite number ``>= minimum`` (``> minimum`` when ``strict``).
+
+    Parameters
+    ----------
+    minimum : float
+    strict : bool, default=False
+
+    Returns
+    -------
+    callable
+        ``str -> float``, raising :class:`argparse.ArgumentTypeError` with a one-line reason.
+    """
+    what = f"a finite number {'>' if strict else '>='} {minimum:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+
+    return parse
 
 
 def _positive_float(text: str) -> float:

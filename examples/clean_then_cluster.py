@@ -28,31 +28,42 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 import ccopt
+from ccopt.cli import int_at_least, number_at_least
 from ccopt.cluster import BHKMeans, COPKMeans, KMeans
-from ccopt.exceptions import ClusteringDeadEndError
+from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.generators import noisy_constraints
 from ccopt.metrics import adjusted_rand_score
 
 DATASETS = {"wine": ccopt.datasets.load_wine, "iris": ccopt.datasets.load_iris}
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", choices=sorted(DATASETS), default="wine", help="data set (default wine)")
-    parser.add_argument("--constraints", type=int, default=60, help="constraints drawn (default 60)")
-    parser.add_argument("--wrong", type=int, default=15, help="of them deliberately wrong (default 15)")
-    parser.add_argument("--penalty", type=float, default=0.2, help="BH-kmeans penalty (default 0.2)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the constraints and the runs (default 0)")
-    return parser.parse_args(argv)
+    parser.add_argument("--constraints", type=int_at_least(0), default=60, help="constraints drawn (default 60)")
+    parser.add_argument("--wrong", type=int_at_least(0), default=15, help="of them deliberately wrong (default 15)")
+    parser.add_argument("--penalty", type=number_at_least(0), default=0.2, help="BH-kmeans penalty (default 0.2)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0,
+                        help="seed of the constraints and the runs (default 0)")
+    return parser
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.wrong > args.constraints:
+        parser.error(f"argument --wrong: {args.wrong} is more than --constraints {args.constraints}")
     data = DATASETS[args.dataset]()
     # Mean 0 and standard deviation 1 per feature: Wine's features come in very different units.
     X, y, k = StandardScaler().fit_transform(data.X), data.labels, data.n_clusters
-    drawn = noisy_constraints(y, args.constraints, args.wrong, random_state=args.seed)
+    try:
+        drawn = noisy_constraints(y, args.constraints, args.wrong, random_state=args.seed)
+    except InvalidParameterError:
+        # Too many for the data set: the draw is cheap, so this is still before any clustering.
+        parser.error(f"argument --constraints: cannot draw {args.constraints} constraints, {args.wrong} of them "
+                     f"wrong, on {args.dataset} without repeating a pair or putting a cannot-link inside a "
+                     "must-link chain; ask for fewer (--constraints, --wrong)")
     cons, wrong = drawn.constraints, np.asarray(drawn.erroneous)
     print(f"{data.name}: n={X.shape[0]}, k={k}, {len(cons)} constraints, {int(wrong.sum())} of them wrong\n")
 

@@ -22,34 +22,53 @@ import sys
 from pathlib import Path
 
 import ccopt
+from ccopt.cli import int_at_least, number_at_least
 from ccopt.datasets import load_iris
+from ccopt.exceptions import InvalidParameterError
 from ccopt.generators import noisy_constraints
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the constraints and the run (default 0)")
-    parser.add_argument("--fraction", type=float, default=0.15,
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the constraints and the run (default 0)")
+    parser.add_argument("--fraction", type=number_at_least(0), default=0.15,
                         help="constraints per object: p = ceil(fraction * n) (default 0.15)")
     parser.add_argument("--criterion", choices=sorted(ccopt.lagrange.METHODS), default="kmedoids",
                         help="clustering criterion (default kmedoids; mssc is the paper's Table 3 criterion)")
     parser.add_argument("--method", default=None, help="lower-bounding method (default: the criterion's)")
-    parser.add_argument("--max-iter", type=int, default=1000, help="subgradient iterations (default 1000)")
-    parser.add_argument("--time-limit", type=float, default=50.0, help="seconds (default 50)")
+    parser.add_argument("--max-iter", type=int_at_least(1), default=1000, help="subgradient iterations (default 1000)")
+    parser.add_argument("--time-limit", type=number_at_least(0, strict=True), default=50.0, help="seconds (default 50)")
     parser.add_argument("--out", type=Path, default=Path("."), help="folder for the figures (default .)")
     parser.add_argument("--no-plots", action="store_true", help="do not write figures")
-    return parser.parse_args(argv)
+    return parser
+
+
+def check_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The checks one flag's type cannot make alone; a usage error before any work."""
+    methods = ccopt.lagrange.METHODS[args.criterion]
+    if args.method is not None and args.method not in methods:
+        parser.error(f"argument --method: {args.method!r} is not a method of --criterion {args.criterion} "
+                     f"(choose from {', '.join(methods)})")
+    if not args.no_plots and args.out.exists() and not args.out.is_dir():
+        parser.error(f"argument --out: {str(args.out)!r} is a file, not a folder")
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_flags(parser, args)
     iris = load_iris()
     X, y = iris.X, iris.labels
     n = X.shape[0]
     p = math.ceil(args.fraction * n)
     q = math.ceil(p / 3)
-    drawn = noisy_constraints(y, p, q, random_state=args.seed)
+    try:
+        drawn = noisy_constraints(y, p, q, random_state=args.seed)
+    except InvalidParameterError:
+        # Too many constraints for Iris: the draw is cheap, so this is still before any work.
+        parser.error(f"argument --fraction: cannot draw {p} constraints, {q} of them wrong, on Iris without "
+                     "repeating a pair or putting a cannot-link inside a must-link chain; use a smaller --fraction")
     print(f"Iris: n={n}, k=3, {p} constraints ({drawn.constraints.n_ml} ML, {drawn.constraints.n_cl} CL), "
           f"{q} of them deliberately wrong\n")
 

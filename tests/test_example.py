@@ -83,3 +83,71 @@ def test_clean_then_cluster_drops_what_the_score_flags(tmp_path, capsys):
     assert int(all_hard.split()[-2]) == 0  # hard constraints: none violated
     assert (f"flagged {int(flagged.sum())} constraints, {int((flagged & wrong).sum())} of them wrong; "
             f"it kept {int((~flagged & wrong).sum())} of the 8 wrong ones") in out
+
+
+# --------------------------------------------------------------------------- bad flags
+def _no_work(*args, **kwargs):
+    raise AssertionError("the example started its work before refusing the flag")
+
+
+def _assert_usage_error(run, capsys, flag):
+    """argparse's exit: status 2, nothing on stdout, one error line naming the flag."""
+    with pytest.raises(SystemExit) as stop:
+        run()
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    last = captured.err.strip().splitlines()[-1]
+    assert f": error: argument {flag}: " in last
+    assert "consistent=False" not in captured.err  # not a flag of the example
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["--fraction", "-1"], "--fraction"),   # was a traceback: n_constraints must be >= 0, got -150.
+    (["--fraction", "nan"], "--fraction"),
+    (["--fraction", "5"], "--fraction"),    # was a traceback: "... or pass consistent=False"
+    (["--seed", "-1"], "--seed"),
+    (["--max-iter", "0"], "--max-iter"),
+    (["--time-limit", "-1"], "--time-limit"),
+    (["--method", "kmeans"], "--method"),   # mssc's method, not kmedoids'
+])
+def test_impact_score_iris_refuses_a_bad_flag_before_any_work(example, monkeypatch, capsys, argv, flag):
+    import ccopt
+
+    monkeypatch.setattr(ccopt, "impact_scores", _no_work)
+    _assert_usage_error(lambda: example.main([*argv, "--no-plots"]), capsys, flag)
+
+
+def test_impact_score_iris_refuses_a_file_as_its_figure_folder_before_any_work(example, monkeypatch, capsys,
+                                                                               tmp_path):
+    import ccopt
+
+    monkeypatch.setattr(ccopt, "impact_scores", _no_work)
+    (tmp_path / "taken").write_text("")
+    # Before the fix the run finished and then failed to make the folder (FileExistsError).
+    _assert_usage_error(lambda: example.main(["--out", str(tmp_path / "taken")]), capsys, "--out")
+
+
+@pytest.fixture(scope="module")
+def clean_example():
+    spec = importlib.util.spec_from_file_location("clean_then_cluster", EXAMPLE.with_name("clean_then_cluster.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["--penalty", "-1"], "--penalty"),     # was a traceback after three clusterings had run
+    (["--penalty", "inf"], "--penalty"),
+    (["--constraints", "-1"], "--constraints"),
+    (["--wrong", "-1"], "--wrong"),
+    (["--wrong", "61"], "--wrong"),          # more wrong ones than the 60 constraints
+    (["--seed", "-2"], "--seed"),
+    (["--dataset", "iris", "--constraints", "300", "--wrong", "100"], "--constraints"),
+    (["--dataset", "iris", "--constraints", "20000", "--wrong", "0"], "--constraints"),
+])
+def test_clean_then_cluster_refuses_a_bad_flag_before_any_work(clean_example, monkeypatch, capsys, argv, flag):
+    import ccopt
+
+    monkeypatch.setattr(ccopt, "impact_scores", _no_work)
+    _assert_usage_error(lambda: clean_example.main(argv), capsys, flag)
