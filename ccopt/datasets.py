@@ -360,7 +360,11 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
 
 
 def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
-    """Integer labels stay as they are; other values are coded 0..k-1 in sorted order."""
+    """Integer labels stay as they are; other values are coded 0..k-1 in sorted order.
+
+    Labels are compared as numbers when they all are: pandas writes an integer column with a
+    missing value as ``1.0, 2.0``, and ``2`` and ``2.0`` are one class, not two.
+    """
     stripped = np.char.strip(raw)
     empty = np.flatnonzero(stripped == "")
     if empty.size:
@@ -369,8 +373,19 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
         as_int = stripped.astype(np.int64)
         return as_int, None
     except (ValueError, OverflowError):  # beyond int64, integers are names like any other
-        names, codes = np.unique(stripped, return_inverse=True)
-        return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
+        pass
+    try:
+        as_float = stripped.astype(np.float64)
+    except ValueError:
+        as_float = None
+    # Beyond 2**53 floats merge distinct integers: such labels stay names, compared as written.
+    if as_float is not None and np.isfinite(as_float).all() and (np.abs(as_float) < 2.0**53).all():
+        if (as_float == np.round(as_float)).all():
+            return as_float.astype(np.int64), None
+        values, codes = np.unique(as_float, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), tuple(repr(float(v)) for v in values)
+    names, codes = np.unique(stripped, return_inverse=True)
+    return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
 
 
 def _looks_like_data(header: list[str]) -> bool:

@@ -116,6 +116,17 @@ def test_integer_labels_beyond_int64_are_recoded_not_an_overflow(tmp_path):
     assert data.labels.tolist() == [1, 0, 0]
 
 
+def test_labels_are_compared_as_numbers_when_they_all_are(tmp_path):
+    # "2" and "2.0" were two classes, and integers written as floats (pandas, with a missing
+    # value) were coded as names in string order: 1.0 < 10.0 < 2.
+    data = ds.load_csv(_write(tmp_path, "x,c\n1,1.0\n2,2.0\n3,10.0\n4,2\n"), label_column="c")
+    assert data.labels.tolist() == [1, 2, 10, 2] and data.label_names is None
+    data = ds.load_csv(_write(tmp_path, "x,c\n1,0.5\n2,2.0\n3,10\n4,2\n"), label_column="c")
+    assert data.labels.tolist() == [0, 1, 2, 1] and data.label_names == ("0.5", "2.0", "10.0")
+    data = ds.load_csv(_write(tmp_path, "x,c\n1,b\n2,a\n3,b\n"), label_column="c")
+    assert data.labels.tolist() == [1, 0, 1] and data.label_names == ("a", "b")
+
+
 def test_a_header_of_numbers_warns_that_the_first_object_may_be_lost(tmp_path):
     path = _write(tmp_path, "0.5,-1.25\n3,4\n5,6\n")
     with pytest.warns(CcoptWarning, match=r"header row \['0.5', '-1.25'\] holds only numbers.*Add a header row"):
