@@ -1370,7 +1370,7 @@ class PersistentSolver:
             given = (f" Options passed to it unchanged: {self.options.extra}; check their names and "
                      "values for this solver (run with tee=True to see its log)."
                      if self.options.extra else "")
-            raise SolverError(f"Solver {self.name!r} failed: {exc}.{given}") from exc
+            raise SolverError(f"Solver {self.name!r} failed: {str(exc).rstrip('.')}.{given}") from exc
         self._n_solves += 1
         self._changed_bounds = None
         status, objective, bound, termination, has_solution, timing = result
