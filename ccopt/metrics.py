@@ -377,7 +377,7 @@ def alignment_score(labels_true, labels_pred, sizes, *, aligned: bool = False,
     if (E.ndim != 1 or E.size == 0 or not np.issubdtype(E.dtype, np.number) or np.iscomplexobj(E)
             or not np.isfinite(E).all() or (E < 0).any() or (np.round(E) != E).any()):
         raise InvalidParameterError(
-            f"sizes must be a non-empty 1-D array of whole numbers >= 0 (cluster sizes), got {sizes!r}.")
+            f"sizes must be a non-empty 1-D array of finite sizes, whole numbers >= 0, got {sizes!r}.")
     k = E.shape[0]
     if not np.issubdtype(pred.dtype, np.integer) or pred.min() < 0 or pred.max() >= k:
         raise InvalidParameterError(f"labels_pred must hold cluster codes 0..{k - 1} (k = len(sizes)).")

@@ -209,7 +209,7 @@ def test_alignment_score_ties_and_empty_clusters():
     with pytest.raises(InvalidParameterError, match="sizes must be a non-empty 1-D array"):
         metrics.alignment_score([0, 1], [0, 1], [])
     # Fractional sizes gave a meaningless score (2.67 here) without a word; whole floats are sizes.
-    with pytest.raises(InvalidParameterError, match=r"whole numbers >= 0 \(cluster sizes\), got \[2\.5, 1\.5\]"):
+    with pytest.raises(InvalidParameterError, match=r"finite sizes, whole numbers >= 0, got \[2\.5, 1\.5\]"):
         metrics.alignment_score([0, 0, 1, 1], [0, 0, 1, 1], [2.5, 1.5])
     assert metrics.alignment_score([0, 0, 1, 1], [0, 0, 1, 1], [2.0, 2.0]) == metrics.alignment_score(
         [0, 0, 1, 1], [0, 0, 1, 1], [2, 2])
