@@ -206,9 +206,14 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Subgradient iterations (the paper's ``m``).
     time_limit : float, optional
         Seconds for the whole computation; the best result so far is returned with
-        status ``time_limit``.
+        status ``time_limit``. The solver routes (``lp``, ``exact``, ``lp-dual``) build their
+        model before the first check, so a limit below that time (about 0.5 s for 120
+        objects) is overrun and returns no iteration (scores all 0, status ``time_limit``).
     gap_tol : float, default=1e-4
-        Stop when the relative gap between the bounds reaches this (0.01 %).
+        Stop when the relative gap between the bounds reaches this (0.01 %). With
+        ``method="lp-dual"`` (one LP solve, no iterations; ``max_iter``, ``stagnation_iter``
+        and ``score_from`` do not apply) the status is ``optimal`` within it and
+        ``converged`` beyond.
     stagnation_iter : int or None, default=300
         Stop when the best lower bound has not improved for this many iterations.
     solver : str, optional
@@ -304,7 +309,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         outcome = lp_dual_outcome(problem, route.operator, route.distances, solver=setting.solver,
                                   deadline=deadline, upper_bound=route.upper_bound,
                                   initial_upper=route.initial_upper, initial_labels=route.initial_labels,
-                                  f1_of=f1_of)
+                                  f1_of=f1_of, gap_tol=config.gap_tol)
     else:
         remaining = deadline.remaining()
         if remaining is not None:

@@ -975,7 +975,9 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
     optimal (the base solution is feasible with the constraint), so it is not re-solved;
     with ``reuse_solutions=True`` this shortcut is taken for heuristic solves too. The whole set
     need not be satisfiable (each constraint is used alone), so contradictory sets are
-    accepted.
+    accepted, e.g. a cannot-link that closes a must-link chain; one pair given as both a
+    must-link and a cannot-link is not a set of constraints and raises
+    :class:`~ccopt.exceptions.ConflictingConstraintError`.
 
     Parameters
     ----------
@@ -1000,6 +1002,8 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
     InvalidDataError, InvalidConstraintError, InvalidParameterError
     SolverNotAvailableError, MemoryBudgetError
         As in :func:`optimistic_baseline`.
+    ConflictingConstraintError
+        One pair given as both a must-link and a cannot-link.
 
     Examples
     --------

@@ -114,7 +114,7 @@ class KMedoidsModelOracle:
 
 def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
                     solver: str | None, deadline: Deadline, upper_bound, initial_upper: float,
-                    initial_labels, f1_of=None) -> SubgradientOutcome:
+                    initial_labels, f1_of=None, gap_tol: float = 1e-4) -> SubgradientOutcome:
     """One LP solve instead of the subgradient loop: duals of the epsilon rows as multipliers.
 
     Parameters
@@ -132,11 +132,15 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
     f1_of : callable, optional
         Multipliers -> F1 of the predicted erroneous constraints (history column ``f1``, as
         in :func:`~ccopt.lagrange.driver.run_subgradient`).
+    gap_tol : float, default=1e-4
+        Relative gap up to which the result is called ``optimal``.
 
     Returns
     -------
     SubgradientOutcome
-        With one history row; ``status`` is ``optimal`` (the LP dual is solved exactly). When
+        With one history row; ``status`` is ``optimal`` when the gap between the LP bound and
+        the repaired clustering is within ``gap_tol``, ``converged`` otherwise (the LP dual is
+        solved exactly either way). When
         the deadline runs out before the LP is solved, ``status`` is ``time_limit``, as for the
         routes that stop before their first iteration: no history row, no lower bound, zero
         multipliers, and the starting feasible solution as the upper bound.
@@ -181,6 +185,9 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
                    gap=gap, step=0.0, seconds=seconds, **({"f1": f1_of(mult)} if f1_of is not None else {}))
     if not math.isfinite(lp.objective):
         raise SolverError("The LP relaxation returned no objective value.")
+    # The LP's multipliers are the best the relaxation offers, but the bounds are proven only
+    # as close as the gap says: "optimal" is kept for a gap within tolerance, as on every route.
+    status = Status.OPTIMAL if gap <= gap_tol else Status.CONVERGED
     return SubgradientOutcome(best_multipliers=mult, lower_bound=float(lp.objective), upper_bound=float(upper),
-                              best_labels=best_labels, lower_labels=labels, status=Status.OPTIMAL, n_iter=1,
+                              best_labels=best_labels, lower_labels=labels, status=status, n_iter=1,
                               history=history, seconds=seconds, lower_is_bound=True)

@@ -108,7 +108,8 @@ class ImpactScoreResult:
     set_score : float
         ``I(C)``, the sum of the scores (Sec. 4.4).
     status : Status
-        Why the computation stopped (``optimal`` when the gap tolerance was met).
+        Why the computation stopped (``optimal`` when the gap tolerance was met;
+        ``converged`` when ``lp-dual``'s one LP solve left a larger gap).
     n_iter : int
         Iterations done (rows of ``history``; one LP solve for ``lp-dual``).
     seconds : float

@@ -90,6 +90,19 @@ def test_lp_dual_history_has_the_f1_column_when_the_truth_is_given():
     assert res.history["f1"][-1] == pytest.approx(res.detection.f1)
 
 
+def test_lp_dual_is_optimal_only_within_the_gap_tolerance():
+    # It reported "optimal" whatever the gap (68 % here), though the status promises the gap
+    # tolerance was met.
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, .3, (6, 2)), rng.normal(4, .3, (6, 2)), rng.normal([0, 4], .3, (6, 2))])
+    kwargs = dict(ml=[(0, 1), (6, 7), (0, 6)], cl=[(0, 12), (1, 2), (7, 13)], method="lp-dual", random_state=0,
+                  progress=False)
+    res = ccopt.impact_scores(X, 3, **kwargs)
+    assert res.gap > 1e-4 and res.status == ccopt.Status.CONVERGED
+    loose = ccopt.impact_scores(X, 3, gap_tol=res.gap + 1e-9, **kwargs)
+    assert loose.status == ccopt.Status.OPTIMAL and loose.gap == res.gap
+
+
 def test_repairs_in_the_loop_stay_within_the_overall_time_limit(monkeypatch):
     limits = []
     original = ccopt.lagrange.api.Repairer.__call__
