@@ -19,10 +19,12 @@ the :class:`matplotlib.figure.Figure`; without ``ax`` it creates a figure with
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
+from ccopt._validation import check_bool_array
 from ccopt.exceptions import InvalidParameterError
 
 __all__ = ["plot_constraint_scores", "plot_convergence", "plot_k_sweep", "plot_selection_boxplots",
@@ -257,6 +259,12 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
         erroneous = result.erroneous if erroneous is None else erroneous
     if constraints is None:
         raise InvalidParameterError("plot_constraint_scores needs constraints (or an ImpactScoreResult).")
+    from ccopt.constraints import Constraints
+
+    if not isinstance(constraints, Constraints):
+        raise InvalidParameterError(
+            f"constraints must be a ccopt Constraints object, got {type(constraints).__name__}; build one with "
+            "Constraints.from_pairs(ml=..., cl=..., n_samples=len(X)).")
     coords, axis_labels = project_2d(X, feature_names=feature_names)
     n = coords.shape[0]
     pairs = constraints.to_given(constraints.pairs)
@@ -269,7 +277,8 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
         if scores.shape[0] != m:
             raise InvalidParameterError(f"scores has {scores.shape[0]} entries for {m} constraint rows.")
     if erroneous is not None:
-        erroneous = np.asarray(erroneous, dtype=bool).reshape(-1)
+        # Cast with dtype=bool, a 2 or a NaN was drawn as erroneous: only booleans (or 0/1) are truth.
+        erroneous = check_bool_array(erroneous, "erroneous")
         if erroneous.shape[0] != m:
             raise InvalidParameterError(f"erroneous has {erroneous.shape[0]} entries for {m} constraint rows.")
     if labels is not None:
@@ -366,19 +375,21 @@ def plot_k_sweep(ks, fraction_predicted, f1=None, *, ax=None, title: str | None 
     ks = np.asarray(ks, dtype=np.float64).reshape(-1)
     if ks.size == 0:
         raise InvalidParameterError("ks is empty: nothing to plot.")
-    series = [("fraction predicted erroneous", _as_runs(fraction_predicted, ks.size, "fraction_predicted"),
-               _FRACTION, "o")]
+    # Drawn in increasing k whatever the order given (a line through unsorted ks zig-zags).
+    order = np.argsort(ks, kind="stable")
+    series = [("fraction predicted erroneous",
+               _as_runs(fraction_predicted, ks.size, "fraction_predicted")[:, order], _FRACTION, "o")]
     if f1 is not None:
-        series.append(("F1", _as_runs(f1, ks.size, "f1"), _F1, "s"))
+        series.append(("F1", _as_runs(f1, ks.size, "f1")[:, order], _F1, "s"))
+    ks = ks[order]
     fig, ax = _axes(ax, figsize)
     for name, runs, colour, marker in series:
-        mean = np.nanmean(runs, axis=0)
+        mean, spread = _nan_mean_and_std(runs)
         ax.plot(ks, mean, color=colour, marker=marker, label=name)
         if runs.shape[0] > 1:
-            spread = np.nanstd(runs, axis=0)
             ax.fill_between(ks, mean - spread, mean + spread, color=colour, alpha=0.15, linewidth=0)
     if mark_minimum:
-        mean_fraction = np.nanmean(series[0][1], axis=0)
+        mean_fraction = _nan_mean_and_std(series[0][1])[0]
         if np.isfinite(mean_fraction).any():  # all NaN (every run failed): no minimum to mark
             best = ks[int(np.nanargmin(mean_fraction))]
             ax.axvline(best, color="0.4", linestyle=":", linewidth=1.2)
@@ -391,6 +402,17 @@ def plot_k_sweep(ks, fraction_predicted, f1=None, *, ax=None, title: str | None 
     if title:
         ax.set_title(title)
     return fig
+
+
+def _nan_mean_and_std(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation per column over the finite values; NaN where a column has none.
+
+    The NaN values are failed runs, expected here: numpy's "Mean of empty slice" warnings
+    would only repeat that.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(runs, axis=0), np.nanstd(runs, axis=0)
 
 
 def plot_selection_boxplots(groups, *, ax=None, title: str | None = None, ylabel: str = "ARI",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -204,3 +206,28 @@ def test_constraint_scatter_labels_raw_features_by_name_and_projections_as_pcs()
     assert project_2d(X[:, :1], feature_names=["width"])[1] == ("width", "")
     with pytest.raises(InvalidParameterError, match="feature_names has 3 names, X has 2 columns"):
         plot_constraint_scores(X, constraints=cons, feature_names=("a", "b", "c"))
+
+
+def test_k_sweep_draws_in_increasing_k_and_ignores_failed_runs_quietly():
+    # Unsorted ks drew a zig-zag line, and NaN columns (failed runs) raised numpy's
+    # "Mean of empty slice" warnings, though the docstring says NaN values are ignored.
+    fig = plot_k_sweep([4, 2, 3], [0.5, 0.2, 0.4])
+    (line,) = fig.axes[0].get_lines()[:1]
+    assert line.get_xdata().tolist() == [2, 3, 4] and line.get_ydata().tolist() == [0.2, 0.4, 0.5]
+    plt.close(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plot_k_sweep([2, 3, 4], [[0.1, np.nan, 0.3], [0.2, np.nan, 0.4]])
+    plt.close(fig)
+
+
+def test_constraint_scatter_refuses_pairs_that_are_not_constraints_and_non_boolean_truth():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    # A plain list died with AttributeError ('list' object has no attribute 'to_given').
+    with pytest.raises(InvalidParameterError, match=r"constraints must be a ccopt Constraints object, got list"):
+        plot_constraint_scores(X, constraints=[(0, 1)])
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(1, 2)], n_samples=3)
+    # A 2 or a NaN was cast to True and drawn as erroneous.
+    for bad in ([0, 2], [np.nan, 0.0]):
+        with pytest.raises(InvalidParameterError, match=r"erroneous must be booleans \(or 0/1\)"):
+            plot_constraint_scores(X, constraints=cons, erroneous=bad)
