@@ -441,6 +441,10 @@ def plot_selection_boxplots(groups, *, ax=None, title: str | None = None, ylabel
     if not isinstance(groups, Mapping) or not groups:
         raise InvalidParameterError("groups must be a non-empty mapping of selections (or data sets) to values.")
     nested = all(isinstance(v, Mapping) for v in groups.values())
+    if not nested and any(isinstance(v, Mapping) for v in groups.values()):
+        raise InvalidParameterError(
+            "groups mixes data sets ({selection: values} mappings) with selections (values); give one "
+            "of the two forms.")
     data_sets = {str(k): {str(s): v for s, v in per.items()} for k, per in groups.items()} if nested \
         else {"": {str(s): v for s, v in groups.items()}}
     selections: list[str] = []
@@ -449,7 +453,10 @@ def plot_selection_boxplots(groups, *, ax=None, title: str | None = None, ylabel
             if str(name) not in selections:
                 selections.append(str(name))
     fig, ax = _axes(ax, figsize)
-    colours = mpl.colormaps["tab10"].colors
+    # One colour per selection: tab10 repeated itself from the 11th selection on.
+    colours = mpl.colormaps["tab10" if len(selections) <= 10 else "tab20"].colors
+    if len(selections) > len(colours):
+        colours = [mpl.colormaps["turbo"](t) for t in np.linspace(0.05, 0.95, len(selections))]
     width = 0.8 / len(selections)
     for d, per_set in enumerate(data_sets.values()):
         for s, selection in enumerate(selections):

@@ -231,3 +231,15 @@ def test_constraint_scatter_refuses_pairs_that_are_not_constraints_and_non_boole
     for bad in ([0, 2], [np.nan, 0.0]):
         with pytest.raises(InvalidParameterError, match=r"erroneous must be booleans \(or 0/1\)"):
             plot_constraint_scores(X, constraints=cons, erroneous=bad)
+
+
+def test_selection_boxplots_refuse_mixed_groups_and_keep_colours_distinct():
+    # Mixing the two forms raised a bare TypeError from float(); beyond 10 selections tab10
+    # gave selection 10 the colour of selection 0.
+    with pytest.raises(InvalidParameterError, match="groups mixes data sets"):
+        plot_selection_boxplots({"a": {"x": [1.0]}, "b": [1.0, 2.0]})
+    for n in (12, 25):
+        fig = plot_selection_boxplots({f"s{i}": [0.1 * i, 0.1 * i + 0.05] for i in range(n)})
+        colours = [tuple(patch.get_facecolor()) for patch in fig.axes[0].get_legend().get_patches()]
+        assert len(set(colours)) == n
+        plt.close(fig)
