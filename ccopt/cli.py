@@ -172,14 +172,7 @@ def number_at_least(minimum: float, *, strict: bool = False):
     return parse
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+_positive_float = number_at_least(0, strict=True)
 
 
 def _float(text: str) -> float:
