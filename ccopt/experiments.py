@@ -12,7 +12,9 @@ results; the file is put in task order when the run ends), so
   finished tasks (``resume=True``);
 * a JSON file next to the CSV (``sweep.csv`` -> ``sweep.json``) records the experiment's
   configuration (task list, root seed, task function, versions), so runs can be compared,
-  and a resumed CSV is checked to hold rows of the same function and root seed.
+  and a resumed CSV is checked to hold rows of the same function and root seed. It is
+  written when the tasks start and again when the run ends (``finished`` is null in the
+  record of a run that was killed).
 
 Seeds. A configuration that holds a ``"seed"`` key is run with that seed. Otherwise the
 task's seed is derived from the root seed and the task's *key* (a hash of its canonical
@@ -496,7 +498,7 @@ _RECORD_KEYS = ("ccopt_version", "function", "tasks")
 def _load_meta(path: Path) -> dict | None:
     """The record beside ``path`` (None if there is none); refuses a JSON file ccopt did not write.
 
-    The record is rewritten at the end of every run, so a file that is not one of ours would
+    The record is rewritten at the start and end of every run, so a file that is not one of ours would
     be lost; an unreadable record cannot be told from a foreign file either.
     """
     meta_path = _sidecar(path)
@@ -737,6 +739,10 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
                             desc=meta["name"], ordered=False)
     # After parallel_imap has checked n_jobs, backend and progress: a bad option leaves no file.
     log = _CsvLog(path, header, rows) if path is not None else None
+    if path is not None:
+        # Written now as well as at the end: a run killed outright (no ``finally``) still leaves its
+        # root seed and task list beside its rows; ``finished: null`` says it never ended.
+        _write_meta(path, {**meta, "finished": None, "n_done": n_skipped, "interrupted": False})
     try:
         for position, (result, seconds, error) in results:
             i = todo[position]

@@ -107,6 +107,39 @@ def test_a_csv_without_its_record_resumes_only_with_the_random_state_of_its_seed
     assert json.loads((tmp_path / "s3.json").read_text())["random_state"] == 0
 
 
+_KILLED_RUN = """
+import os, sys
+from ccopt.experiments import grid_tasks, run_experiment
+
+def task(config):
+    if config["x"] == 2 and os.environ.get("KILL_AT_2"):
+        os._exit(9)  # as SIGKILL or a lost machine: no finally block runs
+    return {"value": config["seed"] % 1000}
+
+run_experiment(grid_tasks(x=[0, 1, 2, 3]), task, sys.argv[1], progress=False, random_state=7)
+"""
+
+
+def test_a_run_killed_outright_leaves_its_record_and_resumes_with_its_own_seeds(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "killed.py"
+    script.write_text(_KILLED_RUN)
+    out = tmp_path / "sweep.csv"
+    env = {**os.environ, "KILL_AT_2": "1"}
+    assert subprocess.run([sys.executable, str(script), str(out)], env=env, cwd=tmp_path).returncode == 9
+    # Before the fix the record was written only at the end, so a killed run left none.
+    record = json.loads((tmp_path / "sweep.json").read_text())
+    assert (record["random_state"], record["finished"], record["n_tasks"]) == (7, None, 4)
+    assert len(out.read_text().splitlines()) == 3  # header and the two finished tasks
+    env.pop("KILL_AT_2")
+    assert subprocess.run([sys.executable, str(script), str(out)], env=env, cwd=tmp_path).returncode == 0
+    record = json.loads((tmp_path / "sweep.json").read_text())
+    assert record["n_done"] == 4 and record["finished"] is not None and "resumed" in record
+
+
 def test_explicit_seeds_are_checked_as_they_were_given(tmp_path):
     out = tmp_path / "sweep.csv"
     run_experiment([{"x": 0, "seed": 7}], _seed_task, out, progress=False)
