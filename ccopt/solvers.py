@@ -156,6 +156,9 @@ _LEGACY_OPTION_NAMES = {
 }
 # glpsol takes --tmlim in whole seconds and rejects "0.2".
 _WHOLE_SECONDS = {"glpk"}
+# CBC's -sec counts CPU seconds by default: given 6 s, its runs returned after 4.8-11.5 s of
+# wall time (1-2 threads, a loaded machine; 6.1 s on the wall clock). APPSI's CBC asks for it.
+_WALL_CLOCK_OPTION = {"cbc": ("timeMode", "elapsed")}
 # Solvers that report a run stopped at the MIP gap as merely feasible, with the options of
 # theirs that could have stopped it early otherwise.
 _GAP_STOP_REPORTED_FEASIBLE = {"glpk": {"tmlim", "memlim"}}
@@ -1470,6 +1473,10 @@ class PersistentSolver:
             names = _LEGACY_OPTION_NAMES.get(self.name, (None, None, None))
             if time_limit is not None and self.name in _WHOLE_SECONDS:
                 time_limit = max(1, math.ceil(time_limit))
+            if time_limit is not None and self.name in _WALL_CLOCK_OPTION:
+                key, value = _WALL_CLOCK_OPTION[self.name]
+                if not any(name.lower() == key.lower() for name in opts):
+                    opts[key] = value
             for value, key in zip((time_limit, self.options.mip_gap, self.options.threads), names, strict=True):
                 if value is not None and key is not None:
                     opts[key] = value

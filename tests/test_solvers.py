@@ -250,6 +250,15 @@ def test_cbc_time_limit_loads_without_the_aborted_warning(caplog):
     assert "aborted" not in caplog.text
 
 
+@pytest.mark.skipif("cbc" not in MIP_SOLVERS, reason="cbc is not installed (apt-get install coinor-cbc)")
+@pytest.mark.parametrize("given, expected", [({}, "-timeMode elapsed"), ({"timemode": "cpu"}, "-timemode cpu")])
+def test_cbc_measures_its_time_limit_on_the_wall_clock_unless_told_otherwise(capfd, given, expected):
+    # CBC's default clock is CPU time: given 6 s, runs returned after 4.8-11.5 s of wall time.
+    solve(knapsack(), "cbc", time_limit=30, tee=True, options=given)
+    command = next(line for line in capfd.readouterr().out.splitlines() if line.startswith("command line"))
+    assert expected in command and command.lower().count("-timemode") == 1
+
+
 @pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs", "highs_matrix")))
 def test_a_time_limit_does_not_stick_to_the_next_persistent_solve(solver):
     reference = solve(knapsack(), solver).objective
