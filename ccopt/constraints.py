@@ -132,7 +132,7 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
     if negative.size:
         rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in negative]
         raise InvalidConstraintError(
-            f"{what} has negative object indices in {_listing(rows)}; indices are 0-based."
+            f"{what} has negative object indices in {_listing(rows)}; indices are 0-based.", rows=negative
         )
     return arr
 
@@ -184,7 +184,7 @@ def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int]
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         rows = [f"{row_name(r)} = {arr[r].item()!r}" for r in bad]
-        raise InvalidConstraintError(f"{name} must be finite and >= 0; bad values in {_listing(rows)}.")
+        raise InvalidConstraintError(f"{name} must be finite and >= 0; bad values in {_listing(rows)}.", rows=bad)
     return arr
 
 
@@ -285,13 +285,14 @@ class Constraints:
                 rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in out]
                 raise InvalidConstraintError(
                     f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
-                    f"in {_listing(rows)}."
+                    f"in {_listing(rows)}.", rows=out
                 )
         self_pairs = np.flatnonzero(arr[:, 0] == arr[:, 1])
         if self_pairs.size:
             rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in self_pairs]
             raise InvalidConstraintError(
-                f"A constraint must join two different objects; self-pairs i == j in {_listing(rows)}."
+                f"A constraint must join two different objects; self-pairs i == j in {_listing(rows)}.",
+                rows=self_pairs,
             )
 
         first, given_index = self._merge_duplicates(arr, kind_arr, row_name, _warn_duplicates)
@@ -573,7 +574,7 @@ class Constraints:
             # already names the file lines.
             raise
         except InvalidConstraintError as exc:
-            raise DataFormatError(str(exc), path=path) from None
+            raise DataFormatError(str(exc), path=path, line=lines[exc.rows[0]] if exc.rows else None) from None
 
     @classmethod
     def from_labels(cls, labels, pairs, *, n_samples: int | None = None) -> Constraints:

@@ -89,7 +89,18 @@ class DataFormatError(InvalidDataError):
 
 
 class InvalidConstraintError(CcoptError, ValueError):
-    """A pairwise constraint is malformed (index, kind, weight)."""
+    """A pairwise constraint is malformed (index, kind, weight).
+
+    Attributes
+    ----------
+    rows : tuple of int
+        Positions of the offending constraints in the order they were given, when the check
+        that failed names them (empty otherwise).
+    """
+
+    def __init__(self, message: str = "", *, rows=()):
+        super().__init__(message)
+        self.rows = tuple(int(r) for r in rows)
 
 
 class ConflictingConstraintError(InvalidConstraintError):

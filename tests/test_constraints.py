@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import re
 import warnings
 
 import networkx as nx
@@ -319,14 +320,19 @@ def test_csv_round_trip(tmp_path):
         (["i", "j", "kind"], [[0, 1, "ML"], [1, 2, "maybe"]], r"x\.csv:3: Unknown constraint kind 'maybe'"),
         (["i", "j", "kind", "weight"], [[0, 1, "ML", "heavy"]], r"x\.csv:2: weight must be a number, got 'heavy'"),
         (["i", "j", "kind", "hard"], [[0, 1, "ML", "perhaps"]], r"x\.csv:2: hard must be true/false or 1/0"),
-        (["i", "j", "kind"], [[0, 1, "ML"], [3, 3, "CL"]], r"self-pairs i == j in .*x\.csv line 3 = \(3, 3\)"),
-        (["i", "j", "kind"], [[0, 9, "ML"]], r"out of range for n_samples=5 .*x\.csv line 2"),
+        (["i", "j", "kind"], [[0, 1, "ML"], [3, 3, "CL"]], r"x\.csv:3: .*self-pairs i == j in .*x\.csv line 3 = \(3, 3\)"),
+        (["i", "j", "kind"], [[0, 9, "ML"]], r"x\.csv:2: .*out of range for n_samples=5 .*x\.csv line 2"),
+        (["i", "j", "kind"], [[0, 1, "ML"], [-1, 2, "CL"]], r"x\.csv:3: .*negative object indices"),
+        (["i", "j", "kind", "weight"], [[0, 1, "ML", 1], [0, 2, "CL", -1]], r"x\.csv:3: weights must be finite"),
     ],
 )
 def test_csv_errors_name_file_and_line(tmp_path, header, rows, pattern):
     path = write_csv(tmp_path / "x.csv", header, rows)
-    with pytest.raises(DataFormatError, match=pattern):
+    with pytest.raises(DataFormatError, match=pattern) as caught:
         Constraints.from_csv(path, n_samples=5)
+    # The line is an attribute as well as part of the message (it was None for the checks that
+    # run on the whole set: range, self-pairs, weights).
+    assert caught.value.line == int(re.search(r"x\.csv:(\d+):", str(caught.value)).group(1))
 
 
 def test_csv_conflict_stays_a_conflict(tmp_path):
