@@ -192,6 +192,7 @@ def ml_kmeanspp_init(X, n_clusters, *, ml=None, constraints=None, random_state=N
 
     Examples
     --------
+    >>> from ccopt.cluster import ml_kmeanspp_init
     >>> import numpy as np
     >>> X = np.array([[0.0], [2.0], [10.0], [11.0]])
     >>> C = ml_kmeanspp_init(X, 2, ml=[(0, 1), (2, 3)], random_state=0)
@@ -665,6 +666,7 @@ class MLKMeans(_JiaBase):
 
     Examples
     --------
+    >>> from ccopt import MLKMeans
     >>> import numpy as np
     >>> X = np.array([[0.0, 0], [0, 1], [5, 5], [5, 6], [0, 0.5], [5, 5.5]])
     >>> est = MLKMeans(2, random_state=0, progress=False).fit(X, ml=[(0, 1)], cl=[(4, 5)])
@@ -735,6 +737,7 @@ class GreedyMLKMeans(_JiaBase):
 
     Examples
     --------
+    >>> from ccopt import GreedyMLKMeans
     >>> import numpy as np
     >>> X = np.array([[0.0, 0], [0, 1], [5, 5], [5, 6]])
     >>> GreedyMLKMeans(2, random_state=1, progress=False).fit(X, cl=[(0, 1)]).n_violations_["cl"]

@@ -538,6 +538,7 @@ class KMeansS(_SizeConstrainedBase):
 
     Examples
     --------
+    >>> from ccopt import KMeansS
     >>> import numpy as np
     >>> X = np.r_[np.zeros((6, 1)), np.ones((2, 1)) * 0.4, np.ones((4, 1)) * 3]
     >>> est = KMeansS(2, sizes=[8, 4], size_assignment="exact", random_state=0, progress=False)
@@ -656,6 +657,7 @@ class PCS(_SizeConstrainedBase):
 
     Examples
     --------
+    >>> from ccopt import PCS
     >>> import numpy as np
     >>> X = np.array([[0.0], [0.2], [0.4], [3.0], [3.2], [9.0]])
     >>> est = PCS(2, sizes=[3, 3], weight=100.0, random_state=0, progress=False)
