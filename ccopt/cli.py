@@ -57,8 +57,8 @@ _FIGURE_HELP = "; the file suffix names the format (png, pdf, svg, ...; PNG with
 _INPUT_HELP = """\
 input files:
   DATA.csv         a header row, one row per object, numeric feature columns; with
-                   --label-column NAME that column holds the ground truth (then F1 of
-                   the erroneous-constraint predictions / ARI is reported too)
+                   --label-column NAME that column holds the ground truth:
+                   {truth_use}
   CONS.csv         header i,j,kind[,weight][,hard]; 0-based object indices (the data
                    row order), kind ML or CL, weight a number (default 1), hard 1/true
                    or 0/false (default 0)
@@ -67,6 +67,10 @@ input files:
                    cannot-link, 0 none (--constraint-matrix)
 """
 
+# What each command reports against the ground truth of --label-column.
+_SCORE_TRUTH = ("a constraint that contradicts it counts as erroneous, and the\n"
+                "                   precision, recall and F1 of the predictions are reported")
+_CLUSTER_TRUTH = "the clustering's ARI and NMI against it are reported"
 # What each command does with the optional weight and hard columns of CONS.csv.
 _SCORE_WEIGHTS = """\
                    score reads the weight and hard columns but does not use them: it
@@ -241,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "print the constraints ranked, most suspicious (most negative score) first. The "
                     "constraints predicted erroneous (normalised score above --tau) are marked: "
                     "review them.",
-        epilog=_INPUT_HELP.format(weight_use=_SCORE_WEIGHTS) + "\n" + _SCORE_EXAMPLES)
+        epilog=_INPUT_HELP.format(weight_use=_SCORE_WEIGHTS, truth_use=_SCORE_TRUTH) + "\n" + _SCORE_EXAMPLES)
     _add_common_inputs(score, constraints_required=True)
     # Options left out are not passed on, so the library's defaults apply (one source of truth).
     score.add_argument("--criterion", choices=("kmedoids", "mssc"),
@@ -270,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
         "cluster", formatter_class=_FORMAT, help="cluster with constraints and write the labels",
         description="Cluster DATA.csv under the given constraints with one of ccopt's algorithms and "
                     "write one label per object.",
-        epilog=_INPUT_HELP.format(weight_use=_CLUSTER_WEIGHTS) + "\n" + _CLUSTER_EXAMPLES)
+        epilog=_INPUT_HELP.format(weight_use=_CLUSTER_WEIGHTS, truth_use=_CLUSTER_TRUTH) + "\n" + _CLUSTER_EXAMPLES)
     _add_common_inputs(cluster, constraints_required=False)
     cluster.add_argument("--algorithm", choices=tuple(ALGORITHMS), required=True, help="the algorithm")
     cluster.add_argument("--max-iter", type=_positive_int, help="iterations (algorithm default if omitted)")
@@ -747,6 +751,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"ccopt: warning: {_one_line(message)}", file=sys.stderr)
 
 
+class _LineFormatter(logging.Formatter):
+    """``ccopt: warning: ...``, the form warnings take, so one grep finds both."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"ccopt: {record.levelname.lower()}: {_one_line(record.getMessage())}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``ccopt`` command.
 
@@ -767,7 +778,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     verbose = getattr(args, "verbose", 0)
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    logging.basicConfig(level=level, format="ccopt: %(levelname)s: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LineFormatter())
+    logging.basicConfig(level=level, handlers=[handler])
     package_logger = logging.getLogger("ccopt")
     previous_level = package_logger.level
     if verbose:

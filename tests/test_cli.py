@@ -9,6 +9,7 @@ runs through the subprocess in the slow tier.
 from __future__ import annotations
 
 import csv
+import logging
 import os
 import shutil
 import subprocess
@@ -524,6 +525,29 @@ def test_help_says_which_commands_use_the_weight_and_hard_columns(capsys):
     cluster_help = " ".join(capsys.readouterr().out.split())
     assert "bh-kmeans, pckmeans and pcs use the weight and hard columns" in cluster_help
     assert "does not use them" not in cluster_help
+
+
+def test_log_lines_take_the_form_of_warnings_on_stderr(files):
+    # The interrupt notice is a log record; it read "ccopt: WARNING: ..." while warnings read
+    # "ccopt: warning: ...", so a grep for the documented form missed it.
+    from ccopt.cli import _LineFormatter
+
+    record = logging.LogRecord("ccopt.lagrange", logging.WARNING, __file__, 1, "interrupted\n after %d", (3,), None)
+    assert _LineFormatter().format(record) == "ccopt: warning: interrupted after 3"
+    done = _console("score", "data.csv", "--constraints", "cons.csv", "-k", 2, "--max-iter", 3, "-v", "-q",
+                    cwd=files["dir"])
+    assert done.returncode == 0, done.stderr
+    assert any(line.startswith("ccopt: info: data.csv: ") for line in done.stderr.splitlines()), done.stderr
+
+
+def test_help_names_what_each_command_reports_against_the_label_column(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    assert "precision, recall and F1 of the predictions" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    cluster_help = " ".join(capsys.readouterr().out.split())
+    assert "ARI and NMI against it" in cluster_help and "F1" not in cluster_help
 
 
 def test_ctrl_c_keeps_the_best_score_or_exits_130(files, capsys, monkeypatch):
