@@ -53,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import logging
 import math
 import shutil
 import signal
@@ -116,6 +117,7 @@ _EVERY_VARIABLE = object()
 _NEW_API = {"highs", "scip_direct", "scip_persistent", "gurobi_direct", "gurobi_persistent",
             "gurobi_direct_minlp", "ipopt", "knitro_direct"}
 _HIGHS_NAMES = {"appsi_highs", "highs"}
+_PYOMO_HIGHS_LOGGERS = ("pyomo.contrib.appsi.solvers.highs", "pyomo.contrib.solver.solvers.highs")
 _INSTALL_HINTS = {
     "appsi_highs": "pip install highspy",
     "highs": "pip install highspy",
@@ -307,33 +309,53 @@ _banner_capture_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def _ctrl_c_stops(h):
-    """Turn Ctrl-C during ``h.run()`` into a clean HiGHS stop, then a KeyboardInterrupt.
+def _ctrl_c_stops(find_highs, quiet_loggers=()):
+    """Turn Ctrl-C during a HiGHS run into a clean HiGHS stop, then a KeyboardInterrupt.
 
     Python raises KeyboardInterrupt inside whichever highspy callback runs next; HiGHS takes
     that for a failed callback and ends the run as ``kSolveError``, and the interrupt is
     lost, so a user's Ctrl-C surfaced as a solver error. Instead the handler asks HiGHS to
     stop (``cancelSolve``: the run ends as ``kInterrupt``) and the interrupt is raised once
-    the run has returned. Only Python's default handler is replaced, and only from the main
-    thread (the one signals reach); elsewhere nothing changes.
+    the run has returned, also when the code around the run (Pyomo's) then fails on the
+    stopped run. ``find_highs()`` gives the HiGHS object at the moment of the Ctrl-C: Pyomo's
+    interfaces make theirs inside their solve, and before there is one the interrupt is
+    raised at once (Python code is running). Only Python's default handler is replaced, and
+    only from the main thread (the one signals reach); elsewhere nothing changes. The loggers
+    of ``quiet_loggers`` drop their warning about the stopped run ("unhandled status
+    kInterrupt"): the KeyboardInterrupt says what happened.
     """
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
         return
-    pressed = []
+    stopped = []
 
     def cancel(signum, frame):
-        pressed.append(signum)
+        h = find_highs()
+        if h is None:
+            raise KeyboardInterrupt
+        stopped.append(h)
         h.cancelSolve()
 
+    def not_the_stop(record: logging.LogRecord) -> bool:
+        return not (stopped and "kInterrupt" in record.getMessage())
+
+    loggers = [logging.getLogger(name) for name in quiet_loggers]
+    for logger in loggers:
+        logger.addFilter(not_the_stop)
     signal.signal(signal.SIGINT, cancel)
     try:
         yield
+    except Exception:
+        if not stopped:
+            raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    if pressed:
-        _clear_stop_request(h)
+        for logger in loggers:
+            logger.removeFilter(not_the_stop)
+    if stopped:
+        for h in {id(h): h for h in stopped}.values():
+            _clear_stop_request(h)
         raise KeyboardInterrupt
 
 
@@ -874,7 +896,7 @@ class HighsMatrixSolver:
         threads = self.options.requested_threads
         _size_highs_scheduler(threads)
         run_start = time.perf_counter()
-        with _ctrl_c_stops(h):
+        with _ctrl_c_stops(lambda: h):
             ran = h.run()
             if threads is not None and ran == _highspy().HighsStatus.kError and \
                     getattr(h.getModelStatus(), "name", "") == "kNotset":
@@ -1357,6 +1379,9 @@ class PersistentSolver:
         try:
             if self.name == MATRIX_SOLVER:
                 result = self._solve_matrix(time_limit, load)
+            elif self.name in _HIGHS_NAMES:
+                with _ctrl_c_stops(lambda: getattr(self._opt, "_solver_model", None), _PYOMO_HIGHS_LOGGERS):
+                    result = self._solve_new(time_limit) if self._new_api else self._solve_legacy(time_limit)
             elif self._new_api:
                 result = self._solve_new(time_limit)
             else:

@@ -177,6 +177,43 @@ def test_ctrl_c_during_a_highs_matrix_solve_raises_keyboard_interrupt_and_the_so
     assert run.stdout.split("\n") == ["interrupted True", "kTimeLimit"] * 2 + [""]
 
 
+_CTRL_C_PYOMO_SCRIPT = """
+import logging, os, signal, sys, threading, time
+import numpy as np, pyomo.environ as pyo
+from ccopt.solvers import PersistentSolver, SolverOptions
+logging.basicConfig()
+rng = np.random.default_rng(0)
+a = rng.integers(0, 100, (5, 40))
+model = pyo.ConcreteModel()
+model.x = pyo.Var(range(40), domain=pyo.Binary)
+model.up = pyo.Var(range(5), domain=pyo.NonNegativeReals)
+model.down = pyo.Var(range(5), domain=pyo.NonNegativeReals)
+model.split = pyo.Constraint(range(5), rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in range(40))
+                             + m.up[i] - m.down[i] == int(a[i].sum() // 2))
+model.objective = pyo.Objective(expr=sum(model.up[i] + model.down[i] for i in range(5)))
+solver = PersistentSolver(model, sys.argv[1], SolverOptions(threads=1))
+for attempt in range(2):
+    threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    try:
+        print("not interrupted", solver.solve(time_limit=60, require_solution=False).status.value)
+    except KeyboardInterrupt:
+        print("interrupted", time.perf_counter() - start < 30)
+    print(solver.solve(time_limit=0.3, require_solution=False).status.value)
+"""
+
+
+@pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs")))
+def test_ctrl_c_during_a_pyomo_highs_solve_raises_keyboard_interrupt_and_the_solver_runs_again(solver):
+    # The same loss through Pyomo's HiGHS interfaces: the run ended as an error (status
+    # 'error', or "returned no solution"), and the Ctrl-C was gone.
+    run = subprocess.run([sys.executable, "-c", _CTRL_C_PYOMO_SCRIPT, solver], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n") == ["interrupted True", "time_limit"] * 2 + [""]
+    assert "kInterrupt" not in run.stderr  # Pyomo's warning about the stopped run is dropped
+
+
 @pytest.mark.parametrize("solver", available_solvers(("scip_direct", "glpk")))
 def test_a_solver_failing_on_a_passed_through_option_names_the_options(solver):
     # SCIP said only "'Not a valid parameter name'", glpsol "did not exit normally".
