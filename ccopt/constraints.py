@@ -219,6 +219,8 @@ class Constraints:
 
     Build it with one of the constructors (:meth:`from_pairs`, :meth:`from_matrix`,
     :meth:`from_csv`, :meth:`from_labels`) or directly from pairs and kinds.
+    The constructor's parameters that start with an underscore are internal (used by those
+    constructors) and not part of the API.
 
     Parameters
     ----------
@@ -410,6 +412,28 @@ class Constraints:
         signs in the two triangles raise
         :class:`~ccopt.exceptions.ConflictingConstraintError`. Constraints come in the order
         of their canonical pair ``(i, j)``, ``i < j``, row by row.
+
+        Parameters
+        ----------
+        matrix : array-like or scipy.sparse matrix of shape (n, n)
+            Numeric entries 1, -1 or 0 (booleans and complex numbers are refused). A sparse
+            matrix must store each cell at most once.
+        row_name_prefix : str, default="entry"
+            How error messages and :meth:`row_name` name a matrix entry, e.g.
+            ``"entry (2, 5)"``.
+
+        Returns
+        -------
+        Constraints
+            Bound to ``n_samples=n``.
+
+        Raises
+        ------
+        InvalidConstraintError
+            A matrix that is not square or not numeric, a value other than 1, -1 or 0 (the
+            message names the entries), or a sparse cell stored more than once.
+        ConflictingConstraintError
+            A pair with opposite signs in the two triangles.
         """
         mat = sp.coo_matrix(matrix) if sp.issparse(matrix) else None
         if mat is None:
@@ -463,7 +487,29 @@ class Constraints:
 
     @classmethod
     def from_matrix_file(cls, path: str | PathLike) -> Constraints:
-        """Read an ``n x n`` constraint matrix from a text file (comma or whitespace separated)."""
+        """Read an ``n x n`` constraint matrix from a text file (comma or whitespace separated).
+
+        The matrix is read as by :meth:`from_matrix`: 1 = must-link, -1 = cannot-link,
+        0 = none, both triangles, the diagonal ignored.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Text file with one matrix row per line; blank lines are skipped.
+
+        Returns
+        -------
+        Constraints
+            Bound to ``n_samples=n``.
+
+        Raises
+        ------
+        DataFormatError
+            An unreadable or empty file, a non-numeric value or a row whose length differs
+            from the first (with the line), or a matrix :meth:`from_matrix` refuses.
+        ConflictingConstraintError
+            A pair with opposite signs in the two triangles; the message starts with the path.
+        """
         path = str(path)
         rows: list[list[float]] = []
         try:
@@ -501,6 +547,37 @@ class Constraints:
 
         Indices are 0-based; ``kind`` is ``ML`` or ``CL``. Malformed rows raise
         :class:`~ccopt.exceptions.DataFormatError` naming the file and line.
+
+        Parameters
+        ----------
+        path : str or path-like
+            UTF-8 CSV file (a byte-order mark is accepted). The header names the columns,
+            in any order and any case: ``i``, ``j`` and ``kind`` are required, ``weight``
+            (a number, default 1.0) and ``hard`` (``true``/``false``, ``1``/``0`` or empty
+            for false) optional. ``kind`` also accepts ``must-link``/``cannot-link`` and
+            ``+1``/``-1``. Blank lines are skipped.
+        n_samples : int, optional
+            Number of objects; when given, indices are checked to be ``< n_samples``.
+
+        Returns
+        -------
+        Constraints
+            One given row per data line; :meth:`row_name` gives ``"<path> line <n>"``.
+
+        Raises
+        ------
+        DataFormatError
+            An unreadable or empty file, a header without ``i``, ``j``, ``kind`` or with a
+            repeated column, or a bad row (wrong number of fields, non-integer index,
+            unknown kind, non-numeric or negative weight, bad ``hard`` flag, negative or
+            out-of-range index, ``i == j``); ``line`` is set when one row is at fault.
+        ConflictingConstraintError
+            A pair given both as must-link and as cannot-link; the message names the lines.
+
+        Warns
+        -----
+        DuplicateConstraintWarning
+            When a pair is given more than once with the same kind (the rows are merged).
         """
         path = str(path)
         pairs, kinds, weights, hard, lines = [], [], [], [], []
@@ -609,7 +686,22 @@ class Constraints:
 
     @classmethod
     def empty(cls, n_samples: int | None = None) -> Constraints:
-        """No constraints (unconstrained clustering)."""
+        """No constraints (unconstrained clustering).
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Number of objects to bind the (empty) constraints to.
+
+        Returns
+        -------
+        Constraints
+
+        Raises
+        ------
+        InvalidParameterError
+            ``n_samples`` given but not a positive integer.
+        """
         return cls(np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int8), n_samples=n_samples)
 
     def __setstate__(self, state) -> None:
@@ -677,11 +769,37 @@ class Constraints:
         return np.where(self.ml_mask, "ML", "CL")
 
     def row_name(self, index: int) -> str:
-        """Where constraint ``index`` came from (``"ml[3]"``, ``"data.csv line 5"``, ...)."""
+        """Where constraint ``index`` came from (``"ml[3]"``, ``"data.csv line 5"``, ...).
+
+        Parameters
+        ----------
+        index : int
+            Position of the constraint in this object's order.
+
+        Returns
+        -------
+        str
+        """
         return self._name_of(int(self._name_rows[index]))
 
     def to_given(self, values) -> np.ndarray:
-        """Map per-constraint values (this object's order) onto every row the user gave."""
+        """Map per-constraint values (this object's order) onto every row the user gave.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_constraints, ...)
+            One value (or row) per distinct constraint, in this object's order.
+
+        Returns
+        -------
+        ndarray of shape (n_given, ...)
+            ``values[given_index]``: merged duplicate rows each get their constraint's value.
+
+        Raises
+        ------
+        InvalidParameterError
+            A scalar, or a first axis whose length is not ``len(self)``.
+        """
         values = np.asarray(values)
         if values.ndim == 0 or values.shape[0] != len(self):
             got = "a scalar" if values.ndim == 0 else values.shape[0]
@@ -689,7 +807,26 @@ class Constraints:
         return values[self.given_index]
 
     def with_n_samples(self, n_samples: int) -> Constraints:
-        """Return these constraints checked against ``n_samples`` objects."""
+        """Return these constraints checked against ``n_samples`` objects.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of objects (positive).
+
+        Returns
+        -------
+        Constraints
+            ``self`` when already bound to ``n_samples``, otherwise a copy bound to it.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``n_samples`` is not a positive integer.
+        InvalidConstraintError
+            The constraints were built for another ``n_samples``, or an index is
+            ``>= n_samples`` (the message names the rows).
+        """
         n_samples = check_positive_int(n_samples, "n_samples")
         if self.n_samples == n_samples:
             return self
@@ -710,7 +847,26 @@ class Constraints:
         return clone
 
     def subset(self, indices) -> Constraints:
-        """The constraints at ``indices`` (positions or a boolean mask), as a new object."""
+        """The constraints at ``indices`` (positions or a boolean mask), as a new object.
+
+        Parameters
+        ----------
+        indices : array-like of int or bool
+            Positions in this object's order (negative ones count from the end; each at
+            most once), in the order wanted, or a boolean mask of shape (n_constraints,).
+
+        Returns
+        -------
+        Constraints
+            The selected constraints, with the same ``n_samples`` and row names; each is
+            its own given row (``given_index`` is ``0 .. len - 1``).
+
+        Raises
+        ------
+        InvalidParameterError
+            A mask of the wrong shape, positions that are not integers or out of range, or
+            a position selected twice.
+        """
         sel = np.asarray(indices)
         m = len(self)
         if sel.dtype == np.bool_:
@@ -749,7 +905,15 @@ class Constraints:
         return clone
 
     def to_csv(self, path: str | PathLike) -> None:
-        """Write ``i,j,kind,weight,hard`` rows (the distinct constraints, in order)."""
+        """Write ``i,j,kind,weight,hard`` rows (the distinct constraints, in order).
+
+        ``kind`` is ``ML``/``CL`` and ``hard`` is 1/0; :meth:`from_csv` reads the file back.
+
+        Parameters
+        ----------
+        path : str or path-like
+            File to write (overwritten).
+        """
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["i", "j", "kind", "weight", "hard"])
@@ -771,17 +935,65 @@ class Constraints:
         return labels
 
     def satisfied(self, labels) -> np.ndarray:
-        """Boolean mask: is each constraint satisfied by ``labels``?"""
+        """Boolean mask: is each constraint satisfied by ``labels``?
+
+        Parameters
+        ----------
+        labels : array-like of shape (n_samples,)
+            Cluster of every object (integers, strings or finite floats).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_constraints,)
+            True where a must-link pair shares a label or a cannot-link pair does not.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``labels`` not 1-D or with NaN/inf, fewer entries than a constrained object
+            needs, or a length other than ``n_samples`` when that is known.
+        """
         labels = self._check_labels(labels)
         same = labels[self.pairs[:, 0]] == labels[self.pairs[:, 1]]
         return np.where(self.ml_mask, same, ~same)
 
     def is_correct(self, labels_true) -> np.ndarray:
-        """Boolean mask: does each constraint agree with the ground-truth labelling?"""
+        """Boolean mask: does each constraint agree with the ground-truth labelling?
+
+        Parameters
+        ----------
+        labels_true : array-like of shape (n_samples,)
+            Ground-truth class of every object.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_constraints,)
+            True for a correct constraint (as :meth:`satisfied` on ``labels_true``).
+
+        Raises
+        ------
+        InvalidParameterError
+            As :meth:`satisfied`.
+        """
         return self.satisfied(labels_true)
 
     def violations(self, labels) -> ViolationReport:
-        """Count and locate the constraints that ``labels`` violates."""
+        """Count and locate the constraints that ``labels`` violates.
+
+        Parameters
+        ----------
+        labels : array-like of shape (n_samples,)
+            Cluster of every object.
+
+        Returns
+        -------
+        ViolationReport
+
+        Raises
+        ------
+        InvalidParameterError
+            As :meth:`satisfied`.
+        """
         violated = ~self.satisfied(labels)
         ml_v = np.flatnonzero(violated & self.ml_mask)
         cl_v = np.flatnonzero(violated & self.cl_mask)
@@ -838,6 +1050,23 @@ class MustLinkClosure:
 
     @classmethod
     def from_constraints(cls, constraints: Constraints) -> MustLinkClosure:
+        """Compute the must-link closure of ``constraints``.
+
+        Parameters
+        ----------
+        constraints : Constraints
+            Bound to ``n_samples`` (not checked here; :attr:`Constraints.closure` checks it).
+
+        Returns
+        -------
+        MustLinkClosure
+
+        Raises
+        ------
+        InfeasibleConstraintsError
+            If a cannot-link joins two objects of one must-link component; ``certificate``
+            is the must-link chain between them.
+        """
         n = constraints.n_samples
         ml = constraints.ml_pairs
         graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
@@ -918,7 +1147,18 @@ class MustLinkClosure:
         return super_labels[self.component]
 
     def members(self, super_index: int) -> np.ndarray:
-        """Objects of one super-instance."""
+        """Objects of one super-instance.
+
+        Parameters
+        ----------
+        super_index : int
+            Index of the super-instance, ``0 .. n_super - 1``.
+
+        Returns
+        -------
+        ndarray of int
+            Its object indices, increasing.
+        """
         return np.flatnonzero(self.component == super_index)
 
 
@@ -1115,6 +1355,30 @@ def as_constraints(constraints=None, *, ml=None, cl=None, n_samples: int) -> Con
 
     Either a :class:`Constraints` object (or ``None``) as ``constraints``, or ``ml=`` and
     ``cl=`` index pairs. The result is bound to ``n_samples`` (indices are range-checked).
+
+    Parameters
+    ----------
+    constraints : Constraints, optional
+        Constraints built beforehand; not together with ``ml``/``cl``.
+    ml, cl : array-like of int, shape (m_ml, 2) and (m_cl, 2), optional
+        Must-link and cannot-link index pairs, read as by :meth:`Constraints.from_pairs`
+        (ML pairs first, then CL). With neither these nor ``constraints``, no constraints.
+    n_samples : int
+        Number of objects.
+
+    Returns
+    -------
+    Constraints
+        Bound to ``n_samples``; a given object already bound to it is returned as is.
+
+    Raises
+    ------
+    InvalidParameterError
+        Both ``constraints`` and ``ml``/``cl``, a ``constraints`` that is not a
+        :class:`Constraints`, or ``n_samples`` not a positive integer.
+    InvalidConstraintError
+        Malformed pairs, indices ``>= n_samples``, or constraints built for another
+        ``n_samples``.
     """
     if constraints is not None and (ml is not None or cl is not None):
         raise InvalidParameterError("Pass either a Constraints object or ml=/cl= pairs, not both.")

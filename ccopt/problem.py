@@ -134,6 +134,18 @@ class ClusteringProblem:
     def with_constraints(self, constraints: Constraints) -> ClusteringProblem:
         """The same data and ``k`` with other constraints (e.g. a subset).
 
+        The size bounds are kept. Unlike :meth:`create`, the must-link closure of the new
+        constraints is not checked here.
+
+        Parameters
+        ----------
+        constraints : Constraints
+            Constraints on the same objects; bound to ``n_samples`` here.
+
+        Returns
+        -------
+        ClusteringProblem
+
         Raises
         ------
         InvalidParameterError

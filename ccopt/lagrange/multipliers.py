@@ -51,7 +51,22 @@ class Multipliers:
 
     @classmethod
     def zeros(cls, n_cl: int, n_ml: int, n_clusters: int) -> Multipliers:
-        """Algorithm 1 starts from zero multipliers."""
+        """Algorithm 1 starts from zero multipliers.
+
+        Parameters
+        ----------
+        n_cl : int
+            Number of cannot-link constraints (rows of ``eta``).
+        n_ml : int
+            Number of must-link constraints (rows of ``lam`` and ``gamma``).
+        n_clusters : int
+            Number of columns ``K`` (clusters, or candidate medoids for k-medoids).
+
+        Returns
+        -------
+        Multipliers
+            ``eta`` of shape (n_cl, K), ``lam`` and ``gamma`` of shape (n_ml, K), all zero.
+        """
         return cls(np.zeros((n_cl, n_clusters)), np.zeros((n_ml, n_clusters)), np.zeros((n_ml, n_clusters)))
 
     def copy(self) -> Multipliers:
@@ -67,7 +82,20 @@ class Multipliers:
         return self.lam.sum(axis=1) + self.gamma.sum(axis=1)
 
     def scores(self, constraints: Constraints) -> np.ndarray:
-        """Impact scores in the order of ``constraints`` (ML and CL interleaved as given)."""
+        """Impact scores in the order of ``constraints`` (ML and CL interleaved as given).
+
+        Parameters
+        ----------
+        constraints : Constraints
+            The constraints these multipliers belong to: the rows of ``eta`` follow
+            ``constraints.cl_indices``, those of ``lam`` and ``gamma`` ``ml_indices``.
+
+        Returns
+        -------
+        ndarray of float, shape (n_constraints,)
+            One score per distinct constraint; :meth:`Constraints.to_given` maps them onto
+            the rows the user gave.
+        """
         out = np.zeros(len(constraints))
         out[constraints.ml_indices] = self.ml_scores()
         out[constraints.cl_indices] = self.cl_scores()
@@ -118,11 +146,31 @@ class PairwiseOperator:
         """Per-object, per-cluster linear cost ``P`` of shape (n_samples, K).
 
         ``P[i, c]`` is the coefficient of ``x_i^c`` in the penalty terms of (10).
+
+        Parameters
+        ----------
+        mult : Multipliers
+            Rows for this operator's constraints (``n_cl`` and ``n_ml``), ``K`` columns.
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples, K)
         """
         return np.asarray(self._cl_incidence @ (-mult.eta)) + np.asarray(self._ml_incidence @ (mult.lam - mult.gamma))
 
     def constant(self, mult: Multipliers) -> float:
-        """The part of the penalty terms of (10) that does not depend on ``x``."""
+        """The part of the penalty terms of (10) that does not depend on ``x``.
+
+        Parameters
+        ----------
+        mult : Multipliers
+            Rows for this operator's constraints.
+
+        Returns
+        -------
+        float
+            ``(1 + eps) * sum(eta) + eps * (sum(lam) + sum(gamma))``.
+        """
         eps = self.epsilon
         return float((1.0 + eps) * mult.eta.sum() + eps * (mult.lam.sum() + mult.gamma.sum()))
 
@@ -143,7 +191,22 @@ class PairwiseOperator:
         return Subgradient(g_cl, eps + diff, eps - diff)
 
     def subgradient_from_labels(self, labels: np.ndarray, n_clusters: int) -> Subgradient:
-        """Subgradient for a 0/1 assignment given as labels, without forming x densely."""
+        """Subgradient for a 0/1 assignment given as labels, without forming x densely.
+
+        Equal to :meth:`subgradient` of the one-hot assignment matrix of ``labels``.
+
+        Parameters
+        ----------
+        labels : ndarray of int, shape (n_samples,)
+            Cluster of every object, in ``0 .. n_clusters - 1`` (not checked).
+        n_clusters : int
+            Number of columns ``K`` of the assignment.
+
+        Returns
+        -------
+        Subgradient
+            ``eta`` of shape (n_cl, K), ``lam`` and ``gamma`` of shape (n_ml, K).
+        """
         eps = self.epsilon
         g_cl = np.full((self.n_cl, n_clusters), 1.0 + eps)
         rows = np.arange(self.n_cl)

@@ -172,7 +172,22 @@ class ImpactScoreResult:
     def table(self, *, limit: int | None = None) -> str:
         """A readable table: pair, kind, score, normalised score, prediction (and truth).
 
-        ``limit`` (a positive int) keeps the most suspicious ``limit`` rows.
+        Rows are ranked as by :meth:`ranking`, most suspicious first; the truth column
+        appears when ``erroneous`` is known.
+
+        Parameters
+        ----------
+        limit : int, optional
+            Keep only the ``limit`` most suspicious rows (a positive int); all rows by default.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        InvalidParameterError
+            ``limit`` is not a positive integer.
         """
         header = f"{'rank':>4}  {'i':>6} {'j':>6}  {'kind':4}  {'score':>12}  {'norm':>6}  predicted"
         if self.erroneous is not None:
@@ -206,7 +221,16 @@ class ImpactScoreResult:
         return "\n".join(lines)
 
     def to_csv(self, path) -> None:
-        """Write one row per given constraint: i, j, kind, score, normalized, predicted[, erroneous]."""
+        """Write one row per given constraint, aligned with ``scores``.
+
+        Columns: ``i``, ``j``, ``kind`` (``ML``/``CL``), ``score``, ``normalized_score``,
+        ``predicted_erroneous`` (1/0), and ``erroneous`` (1/0) when the truth is known.
+
+        Parameters
+        ----------
+        path : str or path-like
+            File to write (overwritten).
+        """
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             head = ["i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
