@@ -30,6 +30,7 @@ import logging
 import numbers
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -101,9 +102,18 @@ def _ml_closure(problem: ClusteringProblem) -> MustLinkClosure:
         return problem.closure
     ml = cons.ml_pairs
     sub = Constraints(ml, np.full(ml.shape[0], ML, dtype=np.int8), n_samples=problem.n_samples,
-                      _row_name=lambda r: cons.row_name(int(cons.ml_indices[r])),
+                      _row_name=partial(_subset_row_name, cons, cons.ml_indices),
                       _warn_duplicates=False)
     return sub.closure
+
+
+def _subset_row_name(constraints: Constraints, positions: np.ndarray, r: int) -> str:
+    """Name of row ``r`` of the subset of ``constraints`` taken at ``positions``.
+
+    Bound with :func:`functools.partial` rather than written as a lambda, so that whatever
+    keeps such a subset (a model, a fitted estimator) can be pickled.
+    """
+    return constraints.row_name(int(positions[r]))
 
 
 def _within_scatter(X: np.ndarray, closure: MustLinkClosure, points: np.ndarray) -> float:

@@ -64,6 +64,7 @@ from ccopt.cluster._kmeans import (
     _check_init,
     _check_tol,
     _restarts,
+    _subset_row_name,
 )
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InvalidParameterError
@@ -86,7 +87,7 @@ class _PCKModel:
         n, k = problem.n_samples, problem.n_clusters
         hard_idx = np.flatnonzero(cons.hard)
         hard = Constraints(cons.pairs[hard_idx], cons.kinds[hard_idx], n_samples=n,
-                           _row_name=lambda r: cons.row_name(int(hard_idx[r])),
+                           _row_name=partial(_subset_row_name, cons, hard_idx),
                            _warn_duplicates=False)
         self.hard = hard
         self.closure = hard.closure  # raises on a hard cannot-link inside hard must-links

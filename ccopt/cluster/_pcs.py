@@ -437,20 +437,27 @@ class _SizeConstrainedBase(ConstrainedClusterer):
             return X[rng.choice(X.shape[0], size=k, replace=False)].copy()
         return kmeanspp(X, k, rng)
 
-    def _one_run(self, problem, start, rng, deadline, bar) -> _Run | _DeadEnd:
+    def _check(self, problem: ClusteringProblem) -> _PCKModel | None:
+        """Check the parameters; return what the runs of this fit share (PCS: its model)."""
         raise NotImplementedError
 
-    def _dead_end_error(self, problem, dead: _DeadEnd, n_tried: int, timed_out: bool) -> ClusteringDeadEndError:
+    def _one_run(self, problem, model, start, rng, deadline, bar) -> _Run | _DeadEnd:
+        raise NotImplementedError
+
+    def _dead_end_error(self, problem, model, dead: _DeadEnd, n_tried: int,
+                        timed_out: bool) -> ClusteringDeadEndError:
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
-        self._check(problem)
+        # The model stays local to the fit: predict needs only the centres, and an estimator
+        # that kept it would carry the whole training problem into every copy and pickle.
+        model = self._check(problem)
         X, k = problem.X, problem.n_clusters
         runs = 1 if isinstance(self._init, np.ndarray) else self.n_init  # given centres: one run
         dead_ends: list[_DeadEnd] = []
 
         def one_run(bar):
-            out = self._one_run(problem, self._start(X, k, rng), rng, deadline, bar)
+            out = self._one_run(problem, model, self._start(X, k, rng), rng, deadline, bar)
             if isinstance(out, _DeadEnd):  # this restart found no clustering; the next may
                 dead_ends.append(out)
                 return None
@@ -458,7 +465,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
 
         best = _best_run(one_run, runs, self.max_iter, self.progress, self._name, deadline)
         if best is None:
-            raise self._dead_end_error(problem, dead_ends[-1], len(dead_ends), deadline.expired())
+            raise self._dead_end_error(problem, model, dead_ends[-1], len(dead_ends), deadline.expired())
         return FitOutcome(labels=best.labels, centers=best.centers, objective=best.objective,
                           n_iter=best.n_iter, status=best.status,
                           extra={"objective_history": list(best.history),
@@ -574,7 +581,7 @@ class KMeansS(_SizeConstrainedBase):
         self._check_common(problem)
         self._exact = check_choice(self.size_assignment, "size_assignment", ("nearest", "exact")) == "exact"
 
-    def _one_run(self, problem, start, rng, deadline, bar):
+    def _one_run(self, problem, model, start, rng, deadline, bar):
         return _kmeans_s_run(problem.X, start, np.sort(self._sizes), alpha=self._alpha,
                              beta=self._beta, gamma=self._gamma,
                              filter_refinement=bool(self.filter_refinement), exact=self._exact,
@@ -686,21 +693,21 @@ class PCS(_SizeConstrainedBase):
         self.time_limit = time_limit
         self.progress = progress
 
-    def _check(self, problem: ClusteringProblem) -> None:
+    def _check(self, problem: ClusteringProblem) -> _PCKModel:
         self._check_common(problem)
         self._threshold = check_nonnegative(self.threshold, "threshold")
         weight = (np.sqrt(problem.n_features) if self.weight is None
                   else check_nonnegative(self.weight, "weight"))
-        self._model = _PCKModel(problem, float(weight))
+        return _PCKModel(problem, float(weight))
 
-    def _one_run(self, problem, start, rng, deadline, bar):
-        return _pcs_run(problem.X, self._model, start, np.sort(self._sizes), rng, alpha=self._alpha,
+    def _one_run(self, problem, model, start, rng, deadline, bar):
+        return _pcs_run(problem.X, model, start, np.sort(self._sizes), rng, alpha=self._alpha,
                         beta=self._beta, gamma=self._gamma, threshold=self._threshold,
                         filter_refinement=bool(self.filter_refinement), max_iter=self.max_iter,
                         deadline=deadline, bar=bar)
 
-    def _dead_end_error(self, problem, dead, n_tried, timed_out):
-        return self._model.dead_end_error(problem, dead, n_tried, timed_out, "PCS")
+    def _dead_end_error(self, problem, model, dead, n_tried, timed_out):
+        return model.dead_end_error(problem, dead, n_tried, timed_out, "PCS")
 
 
 def kmeans_s(X, n_clusters, *, sizes, **params):
