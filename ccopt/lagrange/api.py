@@ -140,8 +140,9 @@ class _Predictor:
     def __init__(self, constraints, tau: float, scale: float):
         self.constraints = constraints
         self.tau = tau
-        # Multipliers are in units of the objective; below this they are numerical noise.
-        self.zero_tol = 1e-9 * max(1.0, abs(scale))
+        # Multipliers are in units of the objective; below this they are numerical noise. Relative
+        # only: with a floor of 1 every score of data in small units (Iris * 1e-5) counted as zero.
+        self.zero_tol = 1e-9 * abs(scale)
 
     def clean(self, scores: np.ndarray) -> np.ndarray:
         return np.where(scores < -self.zero_tol, scores, 0.0)
@@ -199,7 +200,10 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Clustering criterion ``f``: k-medoids (7)-(9) with Euclidean distances, or MSSC (6).
     method : str, optional
         Lower-bounding route (module docstring); default "voronoi" for k-medoids,
-        "kmeans" for MSSC.
+        "kmeans" for MSSC. The scores do not depend on the units of ``X`` (every tolerance
+        is relative to the objective), except through the solver routes (``lp``, ``exact``,
+        ``lp-dual``), which inherit the solver's absolute tolerances (HiGHS: 1e-7): there,
+        scale data whose distances are far below 1.
     epsilon : float, default=0.5
         The epsilon of rows (3'), (4'), (4''), in ]0, 1[.
     max_iter : int, default=1000

@@ -593,7 +593,7 @@ def _repaired_descent(starts, assign, update, closure, rng: np.random.Generator,
                 message = repaired.message
                 break
             centres, value = update(repaired.labels)
-            if value >= run_cost - _ZERO_TOL * max(1.0, abs(run_cost)):
+            if value >= run_cost - _ZERO_TOL * abs(run_cost):
                 break
             run_cost = value
             if value < best_cost:
@@ -1084,7 +1084,7 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     # reuse a heuristic labelling with fewer than k clusters (duplicate points) may seem to
     # satisfy an impossible must-link.
     costs[impossible] = math.inf
-    tolerance = _ZERO_TOL * max(1.0, abs(base_cost)) if math.isfinite(base_cost) else 0.0
+    tolerance = _ZERO_TOL * abs(base_cost) if math.isfinite(base_cost) else 0.0
     with np.errstate(invalid="ignore"):
         raw = costs - base_cost if optimistic else base_cost - costs
         scores = np.where(np.isfinite(raw), np.where(np.abs(raw) <= tolerance, 0.0, raw), np.nan)

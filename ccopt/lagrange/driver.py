@@ -241,7 +241,7 @@ class _Run:
         so a heuristic value at the incumbent itself (zero multipliers on an optimum) comes
         out an ulp or two above it.
         """
-        return 1e-9 * max(1.0, abs(self.ub))
+        return 1e-9 * abs(self.ub)
 
     def missed_minimum(self, solution: OracleSolution) -> bool:
         """Whether a heuristic value lies above the incumbent, so the oracle missed the minimum.
@@ -261,7 +261,7 @@ class _Run:
             value = min(value, self.ub)
         improved = value > self.best_lb
         if improved:
-            scale = max(1.0, abs(self.best_lb)) if math.isfinite(self.best_lb) else 1.0
+            scale = abs(self.best_lb) if math.isfinite(self.best_lb) else 1.0
             if value - self.best_lb > self.config.stagnation_tol * scale:
                 self.last_improvement = iteration
             self.best_lb = value
@@ -322,7 +322,7 @@ class _Run:
             # and NaN.
             return 0.0
         # A heuristic oracle can overshoot the upper bound; keep the step pointing uphill.
-        numerator = max(self.ub - solution.value, 1e-9 * max(1.0, abs(self.ub)))
+        numerator = max(self.ub - solution.value, 1e-9 * abs(self.ub))
         g: Subgradient = solution.subgradient
         for name, grad in (("eta", g.eta), ("lam", g.lam), ("gamma", g.gamma)):
             values = getattr(self.mult, name)
