@@ -78,11 +78,39 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     inertia_ : float
         Within-cluster sum of squares of ``labels_`` (to compare algorithms on one scale).
     n_violations_ : dict
-        ``{"ml": int, "cl": int, "total": int}`` violated constraints.
+        ``{"ml": int, "cl": int, "total": int}`` violated constraints; a pair given more
+        than once counts once.
+    constraints_ : Constraints
+        The validated constraints of the fit: the distinct pairs (duplicate rows merged),
+        ML pairs before CL pairs when given as ``ml=``/``cl=``; ``constraints_.given_index``
+        maps every row as given to its pair.
     violations_ : ViolationReport
-        Which constraints are violated.
+        Which constraints ``labels_`` violates, as positions in ``constraints_`` (the
+        distinct pairs), not in the rows as given: ``constraints_.pairs[violations_.cl_violated]``
+        are the violated cannot-link pairs. With ``ml=``/``cl=`` the cannot-link positions
+        come after every must-link one, so they do not index ``cl``; use ``violated_``.
+    violated_ : ndarray of bool, shape (n_given,)
+        Whether ``labels_`` violates each constraint row *as given*, aligned as
+        :func:`~ccopt.lagrange.impact_scores` aligns its scores: with ``ml=``/``cl=``, the
+        ``ml`` rows in their order and then the ``cl`` rows (``violated_[len(ml):]`` is
+        aligned with ``cl``); with ``constraints=``, that object's given rows. A pair given
+        twice is marked at both rows.
     n_iter_ : int
     status_ : Status
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ccopt.cluster import KMeans
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> ml, cl = [(0, 1)], [(2, 3), (0, 2)]
+    >>> km = KMeans(2, random_state=0).fit(X, ml=ml, cl=cl)  # ignores cannot-links
+    >>> km.violated_.tolist()
+    [False, True, False]
+    >>> [cl[r] for r in np.flatnonzero(km.violated_[len(ml):])]
+    [(2, 3)]
+    >>> km.constraints_.pairs[km.violations_.cl_violated].tolist()
+    [[2, 3]]
     """
 
     #: Hard-constraint algorithms need a closure without cannot-links inside must-link
@@ -137,8 +165,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
 
     def _set_fitted(self, problem: ClusteringProblem, outcome: FitOutcome) -> None:
         labels = np.asarray(outcome.labels, dtype=np.int64)
-        report = problem.constraints.violations(labels)
+        constraints = problem.constraints
+        report = constraints.violations(labels)
         self.labels_ = labels
+        self.constraints_ = constraints
+        self.violated_ = constraints.to_given(report.violated)
         self.cluster_centers_ = np.asarray(outcome.centers, dtype=np.float64)
         self.objective_ = float(outcome.objective)
         self.inertia_ = wcss(problem.X, labels)

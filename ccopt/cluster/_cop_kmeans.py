@@ -294,8 +294,10 @@ class COPKMeans(ConstrainedClusterer):
     inertia_ : float
     n_violations_ : dict
         Always zero.
-    violations_ : ViolationReport
-        Which constraints the labelling violates.
+    constraints_, violations_, violated_
+        The constraints used and which of them ``labels_`` violates: ``violations_`` by
+        position in ``constraints_`` (duplicates merged), ``violated_`` per row as given;
+        see :class:`~ccopt.cluster._base.ConstrainedClusterer`.
     n_iter_ : int
     status_ : Status
         ``converged`` (labels settled), ``stagnation`` (the labels came back to an earlier

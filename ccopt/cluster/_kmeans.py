@@ -360,8 +360,10 @@ class KMeans(ConstrainedClusterer):
         WCSS of ``labels_`` (equal to ``objective_`` when no cluster is empty).
     n_violations_ : dict
         ``{"ml": 0, "cl": int, "total": int}``.
-    violations_ : ViolationReport
-        Which constraints the labelling violates.
+    constraints_, violations_, violated_
+        The constraints used and which of them ``labels_`` violates: ``violations_`` by
+        position in ``constraints_`` (duplicates merged), ``violated_`` per row as given;
+        see :class:`~ccopt.cluster._base.ConstrainedClusterer`.
     n_iter_ : int
         Lloyd iterations of the kept run.
     status_ : Status

@@ -372,8 +372,10 @@ class LCC(ConstrainedClusterer):
     inertia_ : float
     n_violations_ : dict
         ``ml`` is always 0.
-    violations_ : ViolationReport
-        Which constraints the labelling violates.
+    constraints_, violations_, violated_
+        The constraints used and which of them ``labels_`` violates: ``violations_`` by
+        position in ``constraints_`` (duplicates merged), ``violated_`` per row as given;
+        see :class:`~ccopt.cluster._base.ConstrainedClusterer`.
     n_iter_ : int
     status_ : Status
         ``stagnation`` (no improvement for ``max_no_improvement`` iterations),

@@ -654,7 +654,8 @@ class MLKMeans(_JiaBase):
         Cost after the first assignment and after every iteration; never increasing.
     seed_centers_ : ndarray of shape (n_clusters, n_features)
         Starting centres of the kept run.
-    n_violations_, violations_, n_iter_, status_ : see :class:`ConstrainedClusterer`.
+    n_violations_, constraints_, violations_, violated_, n_iter_, status_
+        See :class:`~ccopt.cluster._base.ConstrainedClusterer`.
 
     Raises
     ------
@@ -732,8 +733,8 @@ class GreedyMLKMeans(_JiaBase):
     Attributes
     ----------
     labels_, cluster_centers_, objective_, inertia_, cost_history_, seed_centers_,
-    n_violations_, violations_, n_iter_, status_ : as for :class:`MLKMeans`
-        (``cost_history_`` need not decrease).
+    n_violations_, constraints_, violations_, violated_, n_iter_, status_
+        As for :class:`MLKMeans` (``cost_history_`` need not decrease).
 
     Examples
     --------

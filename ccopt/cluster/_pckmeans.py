@@ -309,8 +309,10 @@ default="neighborhoods"
         ``J`` of ``labels_`` with ``cluster_centers_``.
     inertia_ : float
     n_violations_ : dict
-    violations_ : ViolationReport
-        Which constraints the labelling violates.
+    constraints_, violations_, violated_
+        The constraints used and which of them ``labels_`` violates: ``violations_`` by
+        position in ``constraints_`` (duplicates merged), ``violated_`` per row as given;
+        see :class:`~ccopt.cluster._base.ConstrainedClusterer`.
     n_iter_ : int
     status_ : Status
         ``converged``, ``stagnation`` (labels back to an earlier state with the same ``J``),

@@ -533,7 +533,8 @@ class KMeansS(_SizeConstrainedBase):
         Target aligned to each cluster, ``E'_h``.
     objective_history_ : list of float
         ``J_KMS`` after every assignment.
-    n_violations_, violations_, n_iter_, status_ : see :class:`ConstrainedClusterer`.
+    n_violations_, constraints_, violations_, violated_, n_iter_, status_
+        See :class:`~ccopt.cluster._base.ConstrainedClusterer`.
 
     Raises
     ------
@@ -647,7 +648,8 @@ class PCS(_SizeConstrainedBase):
     aligned_sizes_ : ndarray of int, shape (n_clusters,)
     objective_history_ : list of float
         ``J_PCS`` of every pass, accepted or not.
-    n_violations_, violations_, n_iter_, status_ : see :class:`ConstrainedClusterer`.
+    n_violations_, constraints_, violations_, violated_, n_iter_, status_
+        See :class:`~ccopt.cluster._base.ConstrainedClusterer`.
 
     Raises
     ------

@@ -65,3 +65,51 @@ def test_a_pcs_fitted_with_hard_constraints_pickles(groups):
     est = _make("PCS", sizes=[4, 4, 4]).fit(X, constraints=cons)
     copy = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(copy.labels_, est.labels_)
+
+
+# ----------------------------------------------------------------------------- violations
+def _violated_rows(labels, ml, cl):
+    """Per row as given (ML rows, then CL rows): is it violated? Computed from scratch."""
+    return np.array([labels[i] != labels[j] for i, j in ml] + [labels[i] == labels[j] for i, j in cl])
+
+
+def test_violated_rows_come_back_in_the_given_order_with_duplicates_at_every_row():
+    # violations_.cl_violated counted the merged ML rows first, so cl[cl_violated] was the
+    # wrong pair, and the merged list it indexed was not exposed.
+    X = np.array([[0.0], [0.1], [5.0], [5.1], [10.0], [10.1]])
+    ml, cl = [(0, 2), (0, 2), (4, 5)], [(0, 1), (2, 3), (1, 0)]
+    with pytest.warns(ccopt.DuplicateConstraintWarning):
+        est = ccopt.KMeans(3, random_state=0).fit(X, ml=ml, cl=cl)
+    expected = _violated_rows(est.labels_, ml, cl)
+    assert expected[len(ml):].tolist() == [True, False, True]  # KMeans ignores cannot-links
+    np.testing.assert_array_equal(est.violated_, expected)
+    assert [cl[r] for r in np.flatnonzero(est.violated_[len(ml):])] == [(0, 1), (1, 0)]
+    # violations_ keeps its positions in the distinct constraints, now exposed.
+    assert isinstance(est.constraints_, ccopt.Constraints)
+    assert est.constraints_.pairs[est.violations_.cl_violated].tolist() == [[0, 1]]
+    assert est.n_violations_ == {"ml": 0, "cl": 1, "total": 1}
+
+
+@pytest.mark.parametrize("name", [n for n in ESTIMATORS if n != "KMeansS"])
+def test_every_estimator_reports_violations_per_given_row(name, groups):
+    X, ml, cl = groups
+    # A repeated ML row, and a CL inside a group that the soft algorithms may well break.
+    ml, cl = [*ml, ml[0][::-1]], [(0, 8), *cl, (2, 3)]
+    est = _make(name)
+    if name == "PCS":
+        est.set_params(sizes=[4, 4, 4])
+    with pytest.warns(ccopt.DuplicateConstraintWarning):
+        est.fit(X, ml=ml, cl=cl)
+    np.testing.assert_array_equal(est.violated_, _violated_rows(est.labels_, ml, cl))
+    cons = est.constraints_
+    np.testing.assert_array_equal(est.violated_, cons.to_given(est.violations_.violated))
+    assert len(cons) == len(ml) + len(cl) - 1
+
+
+def test_violated_rows_follow_a_constraints_object_in_its_own_row_order():
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    with pytest.warns(ccopt.DuplicateConstraintWarning):
+        cons = ccopt.Constraints([(2, 3), (0, 1), (0, 2), (3, 2)], ["CL", "ML", "CL", "CL"], n_samples=4)
+    est = ccopt.KMeans(2, random_state=0).fit(X, constraints=cons)
+    assert est.constraints_ is cons
+    assert est.violated_.tolist() == [True, False, False, True]
