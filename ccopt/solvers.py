@@ -555,6 +555,25 @@ def _dual_suffix(model):
     return None
 
 
+_MIP_DUALS_MESSAGE = ("The model has a 'dual' Suffix and integer variables: duals exist only for LPs "
+                      "(relax the model first).")
+
+
+def _forget_solution(model) -> None:
+    """Clear the values and duals an earlier solve left in ``model``.
+
+    After a solve without a solution they would still be there, and the readers (labels,
+    duals) would return the earlier solve's answer as this one's. Fixed variables are data
+    and keep their values.
+    """
+    for var in model.component_data_objects(pyo.Var, descend_into=True):
+        if not var.fixed:
+            var.set_value(None, skip_validation=True)
+    suffix = _dual_suffix(model)
+    if suffix is not None:
+        suffix.clear()
+
+
 def _finite(value) -> float | None:
     try:
         value = float(value)
@@ -1191,8 +1210,7 @@ class _CompiledModel:
         integer = np.fromiter((var.is_integer() or var.is_binary() for var in self.columns),
                               dtype=bool, count=n_cols)
         if integer.any() and _dual_suffix(model) is not None:
-            raise SolverError("The model has a 'dual' Suffix and integer variables: duals exist "
-                              "only for LPs (relax the model first).")
+            raise SolverError(_MIP_DUALS_MESSAGE)
         self.compile_time = time.perf_counter() - started
         self.solver = HighsMatrixSolver(
             cost, A, np.asarray(lower), np.asarray(upper), col_lower, col_upper,
@@ -1375,6 +1393,9 @@ class PersistentSolver:
         time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         if self.name in _HIGHS_NAMES:  # Pyomo's HiGHS interfaces; highs_matrix sizes its own runs
             _size_highs_scheduler(self.options.requested_threads)
+        if self.name != MATRIX_SOLVER and _dual_suffix(self.model) is not None and self._model_is_mip():
+            # CBC returned "duals" of a MIP (zeros), and the readers took them for scores.
+            raise SolverError(_MIP_DUALS_MESSAGE)
         start = time.perf_counter()
         try:
             if self.name == MATRIX_SOLVER:
@@ -1402,6 +1423,8 @@ class PersistentSolver:
         self._n_solves += 1
         self._changed_bounds = None
         status, objective, bound, termination, has_solution, timing = result
+        if not has_solution:
+            _forget_solution(self.model)
         if status is not Status.OPTIMAL and self.name != MATRIX_SOLVER and not self._model_is_mip():
             # An LP stopped early proves nothing, though APPSI reports the value of the point
             # it stopped at as its bound (highs_matrix already leaves it out).
@@ -1571,6 +1594,11 @@ class PersistentSolver:
         if self.options.threads is not None:
             config["threads"] = self.options.threads
         extra = dict(self.options.extra)
+        if self.name.startswith("scip") and not self.options.tee:
+            # Pyomo reads SCIP's log from a pipe in a thread that pyscipopt's optimize() keeps
+            # from running (it holds the GIL): once the log filled the pipe, SCIP blocked, far
+            # past its time limit. A quiet SCIP writes nothing there.
+            extra.setdefault("display/verblevel", 0)
         if self.name in _HIGHS_NAMES:
             # HiGHS keeps options between solves; a solve without a limit must clear them.
             defaults = _highs_defaults()
@@ -1585,18 +1613,19 @@ class PersistentSolver:
         solution_name = getattr(results.solution_status, "name", "")
         has_solution = solution_name in ("optimal", "feasible")
         if has_solution:
-            results.solution_loader.load_vars()
             suffix = _dual_suffix(self.model)
             if suffix is not None:
-                try:
+                try:  # before loading anything: a failed solve leaves no values behind
                     duals = results.solution_loader.get_duals()
                 except NotImplementedError as exc:
+                    _forget_solution(self.model)
                     raise SolverError(
                         f"Solver {self.name!r} does not return duals; solve the LP with "
                         f"'appsi_highs', 'highs', '{MATRIX_SOLVER}', 'cbc' or 'glpk' instead."
                     ) from exc
                 suffix.clear()
                 suffix.update(duals)
+            results.solution_loader.load_vars()
             if status is Status.ERROR:
                 status = Status.FEASIBLE
         objective = _objective_value(self.model) if has_solution else None

@@ -214,6 +214,55 @@ def test_ctrl_c_during_a_pyomo_highs_solve_raises_keyboard_interrupt_and_the_sol
     assert "kInterrupt" not in run.stderr  # Pyomo's warning about the stopped run is dropped
 
 
+@pytest.mark.parametrize("solver", MIP_SOLVERS)
+def test_a_solve_without_a_solution_leaves_no_earlier_solution_to_read(solver):
+    # The readers returned the earlier solve's labels (and duals) after an infeasible re-solve.
+    X = np.array([[0.0, 0], [0.1, 0], [5, 5], [5.1, 5], [10, 0], [10.2, 0]])
+    model = build_kmedoids_model(ClusteringProblem.create(X, 2, cl=[(0, 2)]), relax=solver != "scip_direct")
+    persistent = PersistentSolver(model, solver, only_params_change=False)  # a row is added below
+    persistent.solve()
+    assert kmedoids_labels(model)[0].shape == (6,)  # (labels, medoids)
+    model.impossible = pyo.Constraint(expr=model.z[0, 0] + model.z[0, 1] >= 3)
+    assert persistent.solve(require_solution=False).status is Status.INFEASIBLE
+    with pytest.raises(SolverError, match="holds no solution"):
+        kmedoids_labels(model)
+    if model.component("dual") is not None:
+        assert len(model.dual) == 0
+
+
+@pytest.mark.parametrize("solver", MIP_SOLVERS)
+def test_a_dual_suffix_on_a_mip_is_refused_by_every_solver(solver):
+    # CBC returned zeros as the "duals" of a MIP, and read_pairwise_duals took them for scores.
+    m = knapsack()
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    with pytest.raises(SolverError, match="duals exist only for LPs"):
+        solve(m, solver)
+
+
+_SCIP_LOG_SCRIPT = """
+import numpy as np, pyomo.environ as pyo
+from ccopt.solvers import solve
+rng = np.random.default_rng(0)
+a = rng.integers(0, 100, (4, 30))
+m = pyo.ConcreteModel()
+m.x = pyo.Var(range(30), domain=pyo.Binary)
+m.s = pyo.Var(range(4), range(2), domain=pyo.NonNegativeReals)
+m.c = pyo.Constraint(range(4), rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in range(30))
+                     + m.s[i, 0] - m.s[i, 1] == int(a[i].sum() // 2))
+m.o = pyo.Objective(expr=sum(m.s.values()))
+print(solve(m, "scip_direct", time_limit=2, options={"display/freq": 1}).status.value)
+"""
+
+
+@pytest.mark.skipif("scip_direct" not in MIP_SOLVERS, reason="pyscipopt is not installed")
+def test_scip_does_not_block_on_its_own_log():
+    # Pyomo reads SCIP's log from a pipe that nobody drains while SCIP runs: a log line per node
+    # filled it within seconds, and the 2-s solve never returned.
+    run = subprocess.run([sys.executable, "-c", _SCIP_LOG_SCRIPT], capture_output=True, text=True, timeout=90)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "time_limit"
+
+
 @pytest.mark.parametrize("solver", available_solvers(("scip_direct", "glpk")))
 def test_a_solver_failing_on_a_passed_through_option_names_the_options(solver):
     # SCIP said only "'Not a valid parameter name'", glpsol "did not exit normally".
