@@ -215,6 +215,8 @@ class SolverOptions:
             object.__setattr__(self, "threads", check_positive_int(self.threads, "threads"))
         if not isinstance(self.extra, dict):
             raise InvalidParameterError(f"extra solver options must be a dict, got {self.extra!r}.")
+        if not isinstance(self.tee, (bool, np.bool_)):
+            raise InvalidParameterError(f"tee must be True or False, got {self.tee!r}.")
 
     @property
     def requested_threads(self) -> int | None:
@@ -629,13 +631,47 @@ def _require(result: SolveResult, require_solution: bool) -> SolveResult:
     if require_solution and not result.has_solution:
         hint = {Status.TIME_LIMIT: " Raise the time limit.",
                 Status.INFEASIBLE: " The model is infeasible."}.get(result.status, "")
-        if result.termination == "kUnbounded":
+        termination = result.termination.lower()
+        if termination in ("kunbounded", "unbounded"):
             hint = " The model is unbounded."
+        elif "unbounded" in termination:  # HiGHS's presolve may not tell which: "infeasible" says too much
+            hint = " The model is infeasible or unbounded."
         raise SolverError(
             f"Solver {result.solver!r} returned no solution (termination: {result.termination}, "
             f"status: {result.status}).{hint}"
         )
     return result
+
+
+def _check_finite_entries(matrix, name: str) -> None:
+    """Refuse NaN or infinite coefficients: HiGHS dropped a NaN in silence and solved another program."""
+    bad = np.flatnonzero(~np.isfinite(matrix.data))
+    if bad.size:
+        outer = int(np.searchsorted(matrix.indptr, bad[0], side="right") - 1)
+        inner = int(matrix.indices[bad[0]])
+        row, col = (inner, outer) if matrix.format == "csc" else (outer, inner)
+        raise InvalidDataError(f"{name} holds {bad.size} non-finite coefficient(s), the first "
+                               f"{matrix.data[bad[0]]} in row {row}, column {col}.")
+
+
+def _check_given_once(name: str, options: SolverOptions) -> None:
+    """Refuse a limit given both as a parameter and, with another value, as the solver's option.
+
+    The option won: ``time_limit=1`` with ``extra={"time_limit": 4}`` ran for 4 s.
+    """
+    highs = name in _HIGHS_NAMES or name == MATRIX_SOLVER
+    keys = ("time_limit", "mip_rel_gap", "threads") if highs else _LEGACY_OPTION_NAMES.get(name, (None,) * 3)
+    given = {"time_limit": options.time_limit, "mip_gap": options.mip_gap, "threads": options.threads}
+    for (label, value), key in zip(given.items(), keys, strict=True):
+        if value is not None and key is not None and key in options.extra and options.extra[key] != value:
+            raise InvalidParameterError(
+                f"{label}={value} and the {name} option {key!r}={options.extra[key]!r} disagree; give it once."
+            )
+
+
+def _options_type_message(options) -> str:
+    return (f"options must be a SolverOptions, e.g. SolverOptions(time_limit=10, extra={{...}}), "
+            f"got {type(options).__name__}.")
 
 
 class HighsMatrixSolver:
@@ -683,8 +719,11 @@ class HighsMatrixSolver:
                  offset: float = 0.0, maximize: bool = False, options: SolverOptions | None = None,
                  name: str = MATRIX_SOLVER):
         _highspy()  # raises SolverNotAvailableError first
+        if options is not None and not isinstance(options, SolverOptions):
+            raise InvalidParameterError(_options_type_message(options))
         matrix = sp.csc_array(A, dtype=np.float64)
         matrix.sort_indices()
+        _check_finite_entries(matrix, "A")
         n_rows, n_cols = matrix.shape
         cost = self._vector(cost, n_cols, "cost")
         row_lower = self._vector(row_lower, n_rows, "row_lower")
@@ -697,6 +736,7 @@ class HighsMatrixSolver:
             raise InvalidDataError(f"integrality must have {n_cols} entries, got {integer.shape[0]}.")
         self.options = options or SolverOptions()
         _check_highs_options(self.options.extra)
+        _check_given_once(MATRIX_SOLVER, self.options)
         self.name = name
         self.n_rows, self.n_cols = n_rows, n_cols
         self.is_mip = bool(integer.any())
@@ -810,6 +850,7 @@ class HighsMatrixSolver:
         if n_new == 0:
             return
         rows.sort_indices()
+        _check_finite_entries(rows, "rows")
         lower = self._vector(np.broadcast_to(lower, (n_new,)), n_new, "lower")
         upper = self._vector(np.broadcast_to(upper, (n_new,)), n_new, "upper")
         self._h.addRows(n_new, lower, upper, rows.nnz, rows.indptr.astype(np.int32),
@@ -1343,11 +1384,14 @@ class PersistentSolver:
                  *, only_params_change: bool = True):
         if not isinstance(model, pyo.Block):
             raise InvalidParameterError(f"model must be a Pyomo model (ConcreteModel), got {type(model).__name__}.")
+        if options is not None and not isinstance(options, SolverOptions):
+            raise InvalidParameterError(_options_type_message(options))
         self.model = model
         self.name = _resolve_name(solver)
         self.options = options or SolverOptions()
         self._opt = _factory(self.name)
         check_solver_options(self.name, self.options.extra)
+        _check_given_once(self.name, self.options)
         self._new_api = self.name in _NEW_API
         self._only_params_change = only_params_change
         self._n_solves = 0
@@ -1407,7 +1451,7 @@ class PersistentSolver:
                 result = self._solve_new(time_limit)
             else:
                 result = self._solve_legacy(time_limit)
-        except (SolverError, SolverNotAvailableError, InvalidParameterError):
+        except (SolverError, SolverNotAvailableError, InvalidParameterError, InvalidDataError):
             raise
         except Exception as exc:  # solver plugins raise bare RuntimeError/ValueError
             if self.name in _HIGHS_NAMES:
@@ -1611,7 +1655,9 @@ class PersistentSolver:
         results = self._opt.solve(self.model, **config)
         status = _NEW_STATUS.get(getattr(results.termination_condition, "name", ""), Status.ERROR)
         solution_name = getattr(results.solution_status, "name", "")
-        has_solution = solution_name in ("optimal", "feasible")
+        # An unbounded program has feasible points but no optimum: none of them is an answer.
+        has_solution = (solution_name in ("optimal", "feasible")
+                        and getattr(results.termination_condition, "name", "") != "unbounded")
         if has_solution:
             suffix = _dual_suffix(self.model)
             if suffix is not None:
@@ -1679,6 +1725,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     SolverError
         The solver failed, or returned no solution and ``require_solution`` is True.
     """
+    if options is not None and not isinstance(options, dict):
+        raise InvalidParameterError(f"options must be a dict of solver options, got {type(options).__name__}.")
     opts = SolverOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads, tee=tee,
                          extra=dict(options or {}))
     return PersistentSolver(model, solver, opts).solve(require_solution=require_solution)

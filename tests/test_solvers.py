@@ -239,6 +239,49 @@ def test_a_dual_suffix_on_a_mip_is_refused_by_every_solver(solver):
         solve(m, solver)
 
 
+def test_a_nan_coefficient_is_refused_not_dropped():
+    # HiGHS dropped the NaN and solved another program (objective 2.0; the optimum is 1.0).
+    with pytest.raises(InvalidDataError, match=r"A holds 1 non-finite coefficient\(s\), the first nan in row 0, column 0"):
+        HighsMatrixSolver([1, 2], [[np.nan, 1]], [1], [np.inf], [0, 0], [1, 1])
+    solver = HighsMatrixSolver([1, 2], [[1, 1]], [1], [np.inf], [0, 0], [1, 1])
+    with pytest.raises(InvalidDataError, match=r"rows holds 1 non-finite coefficient\(s\), the first inf in row 0, column 1"):
+        solver.add_rows([[1, np.inf]], [0], [1])
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var([0, 1], bounds=(0, 1))
+    m.a = pyo.Param(initialize=float("nan"), mutable=True)
+    m.c = pyo.Constraint(expr=m.a * m.x[0] + m.x[1] >= 1)
+    m.o = pyo.Objective(expr=m.x[0] + 2 * m.x[1])
+    with pytest.raises(InvalidDataError, match="non-finite coefficient"):
+        solve(m, "highs_matrix")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: PersistentSolver(knapsack(), "appsi_highs", {"time_limit": 1}), "options must be a SolverOptions"),
+    (lambda: HighsMatrixSolver([1], [[1]], [0], [1], [0], [1], options={"threads": 1}), "options must be a SolverOptions"),
+    (lambda: solve(knapsack(), "appsi_highs", options=[1, 2]), "options must be a dict of solver options, got list"),
+    (lambda: solve(knapsack(), "highs", tee="no"), "tee must be True or False, got 'no'"),
+    (lambda: solve(knapsack(), "appsi_highs", time_limit=1, options={"time_limit": 4}),
+     r"time_limit=1.0 and the appsi_highs option 'time_limit'=4 disagree"),
+    (lambda: solve(knapsack(), "highs_matrix", mip_gap=0.1, options={"mip_rel_gap": 0.2}),
+     r"mip_gap=0.1 and the highs_matrix option 'mip_rel_gap'=0.2 disagree"),
+])
+def test_solver_options_given_wrongly_or_twice_are_refused(call, message):
+    # They gave bare AttributeError, TypeError or ValueError, or the option silently won.
+    with pytest.raises(InvalidParameterError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("solver", LP_SOLVERS)
+@pytest.mark.parametrize("integer", [False, True])
+def test_an_unbounded_program_is_not_called_infeasible_nor_solved(solver, integer):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers if integer else pyo.Reals)
+    m.c = pyo.Constraint(expr=m.x >= 0)
+    m.o = pyo.Objective(expr=-m.x)
+    with pytest.raises(SolverError, match=r"The model is (infeasible or )?unbounded\.$"):
+        solve(m, solver)
+
+
 _SCIP_LOG_SCRIPT = """
 import numpy as np, pyomo.environ as pyo
 from ccopt.solvers import solve
