@@ -71,6 +71,15 @@ class InvalidDataError(CcoptError, ValueError):
 class DataFormatError(InvalidDataError):
     """A data or constraint file is malformed.
 
+    Parameters
+    ----------
+    message : str
+        What is wrong; the file and line are put in front of it (``path:line: message``).
+    path : str, optional
+        The file that was being read.
+    line : int, optional
+        1-based line number of the offending line.
+
     Attributes
     ----------
     path : str or None
@@ -91,6 +100,13 @@ class DataFormatError(InvalidDataError):
 class InvalidConstraintError(CcoptError, ValueError):
     """A pairwise constraint is malformed (index, kind, weight).
 
+    Parameters
+    ----------
+    message : str, default=""
+        What is wrong, naming the offending rows.
+    rows : iterable of int, default=()
+        Positions of the offending constraints in the order they were given.
+
     Attributes
     ----------
     rows : tuple of int
@@ -104,11 +120,26 @@ class InvalidConstraintError(CcoptError, ValueError):
 
 
 class ConflictingConstraintError(InvalidConstraintError):
-    """The same pair of objects is given as must-link and as cannot-link."""
+    """The same pair of objects is given as must-link and as cannot-link.
+
+    Parameters
+    ----------
+    message : str, default=""
+        The message, naming both rows.
+    rows : iterable of int, default=()
+        Positions of the rows in conflict, when known.
+    """
 
 
 class InfeasibleConstraintsError(CcoptError, ValueError):
     """No labelling into ``k`` clusters satisfies the hard constraints.
+
+    Parameters
+    ----------
+    message : str
+        What makes the constraints infeasible.
+    certificate : object, optional
+        The proof of infeasibility (see Attributes).
 
     Attributes
     ----------

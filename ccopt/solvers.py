@@ -1699,7 +1699,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     time_limit : float, optional
         Seconds. A MIP stopped by it returns its incumbent with ``Status.TIME_LIMIT``;
         ``inf`` means no limit. Pyomo's interfaces hand the model over before the solver's
-        clock starts (see :class:`SolverOptions`).
+        clock starts (see :class:`SolverOptions`). ``glpk`` takes whole seconds: a
+        fractional limit is rounded up (0.2 s runs for 1 s).
     mip_gap : float, optional
         Relative MIP gap.
     threads : int, optional

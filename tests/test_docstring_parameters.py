@@ -42,12 +42,6 @@ EXCLUDED_PREFIXES = ("ccopt.solvers", "ccopt.models")
 # the entry must be removed.
 KNOWN_GAPS: set[str] = {
     "ccopt.cluster._base.ConstrainedClusterer.fit_predict",  # no Parameters: X, y, ml, cl, constraints
-    "ccopt.exceptions.ConflictingConstraintError",  # no Parameters: message, rows
-    "ccopt.exceptions.DataFormatError",  # no Parameters: message, path, line (Attributes only)
-    "ccopt.exceptions.InfeasibleConstraintsError",  # no Parameters: message, certificate
-    "ccopt.exceptions.InvalidConstraintError",  # no Parameters: message, rows
-    "ccopt.lagrange.driver.History",  # dataclass field `columns` not under Parameters/Attributes
-    "ccopt.lagrange.driver.History.to_csv",  # no Parameters: path
 }
 
 _HEADER_RULE = re.compile(r"^\s*-{3,}\s*$")

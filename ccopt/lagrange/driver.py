@@ -92,9 +92,13 @@ class SubgradientConfig:
 class History:
     """One row per iteration: the columns are numpy arrays of equal length.
 
-    Columns: ``iteration``, ``lower_bound`` (this iteration's Lagrangian value),
-    ``best_lower_bound``, ``upper_bound`` (best feasible so far), ``gap``, ``step``
-    (``alpha_l``), ``seconds`` (since the start), and ``f1`` when the truth is known.
+    Parameters
+    ----------
+    columns : dict of str to list, optional
+        The columns, by name: ``iteration``, ``lower_bound`` (this iteration's Lagrangian
+        value), ``best_lower_bound``, ``upper_bound`` (best feasible so far), ``gap``,
+        ``step`` (``alpha_l``), ``seconds`` (since the start), and ``f1`` when the truth is
+        known. Read a column as an array with ``history["gap"]``.
     """
 
     columns: dict[str, list] = field(default_factory=dict)
@@ -115,7 +119,13 @@ class History:
         return list(self.columns)
 
     def to_csv(self, path) -> None:
-        """Write the table as CSV."""
+        """Write the table as CSV, one row per iteration, integers without a decimal point.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write (replaced if it exists).
+        """
         names = self.names
         with open(path, "w") as handle:
             handle.write(",".join(names) + "\n")
