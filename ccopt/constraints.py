@@ -123,7 +123,9 @@ def _as_index_pairs(pairs, what: str, row_name: Callable[[int], str]) -> np.ndar
                 f"{what} must hold integer object indices; non-integer values in {_listing(rows)}."
             )
     # Beyond int64 the cast below would wrap around into unrelated (even negative) indices.
-    huge = np.flatnonzero((np.abs(arr) >= 2**63).any(axis=1)) if arr.dtype.kind in "uf" else np.empty(0, int)
+    # In float64: 2**63 cast to float16 overflows (a RuntimeWarning on every float16 array).
+    huge = (np.flatnonzero((np.abs(arr.astype(np.float64)) >= 2.0**63).any(axis=1)) if arr.dtype.kind in "uf"
+            else np.empty(0, int))
     if huge.size:
         rows = [f"{row_name(r)} = ({arr[r, 0].item()!r}, {arr[r, 1].item()!r})" for r in huge]
         raise InvalidConstraintError(f"{what} has object indices too large in magnitude to be row numbers in {_listing(rows)}.")
@@ -178,7 +180,7 @@ def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int]
         if arr.dtype != np.bool_ and not (np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all()):
             raise InvalidConstraintError(f"{name} must be booleans, got dtype {arr.dtype}.")
         return arr.astype(np.bool_)
-    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
         raise InvalidConstraintError(f"{name} must be real numbers, got dtype {arr.dtype}.")
     arr = arr.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))

@@ -602,3 +602,16 @@ def test_feasibility_other_certificates():
         check_feasibility(Constraints.from_pairs(ml=[(0, 1)]), 2)
     with pytest.raises(InvalidParameterError, match="n_clusters must be >= 1"):
         check_feasibility(Constraints.empty(3), 0)
+
+
+def test_float16_pairs_are_read_without_an_overflow_warning():
+    # The check for indices beyond int64 cast 2**63 to float16, which overflows.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cons = Constraints.from_pairs(ml=np.array([(0, 1)], dtype=np.float16))
+    assert cons.pairs.tolist() == [[0, 1]]
+
+
+def test_complex_weights_are_refused_not_cut_to_their_real_part():
+    with pytest.raises(InvalidConstraintError, match="weights must be real numbers, got dtype complex128"):
+        Constraints.from_pairs(ml=[(0, 1)], ml_weights=1 + 2j)
