@@ -20,7 +20,9 @@ from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_data, check_random_state, check_time_limit
 from ccopt.cluster._init_centers import squared_distances
+from ccopt.constraints import Constraints
 from ccopt.exceptions import (
+    CcoptWarning,
     ConvergenceWarning,
     InvalidDataError,
     InvalidParameterError,
@@ -117,6 +119,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     #: components and at least ``n_clusters`` components; soft ones do not.
     _requires_feasible_closure = False
 
+    #: Soft algorithms that keep every must-link but read neither the ``hard`` flags of the
+    #: cannot-links nor the constraint weights (KMeans, LCC) set this: fit then warns when
+    #: either is given, rather than return a labelling the user believes respects them.
+    _ignores_hard_and_weights = False
+
     #: Kernels built on thin ``(n, d) x (d, k)`` products run with one BLAS thread (see
     #: :func:`ccopt._threads.single_blas_thread`); solver-driven ones keep the default.
     _single_blas_thread = False
@@ -150,12 +157,17 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         -----
         ConvergenceWarning
             When ``labels_`` leaves a cluster empty (fewer than ``n_clusters`` clusters).
+        CcoptWarning
+            From an estimator that does not read them (KMeans, LCC), when a cannot-link is
+            flagged ``hard`` or a constraint has a weight other than 1.
         """
         problem = ClusteringProblem.create(
             X, self.n_clusters, constraints, ml=ml, cl=cl,
             require_closure=self._requires_feasible_closure, **self._size_bounds(),
         )
         _check_ignored_y(y, problem.n_samples)
+        if self._ignores_hard_and_weights:
+            _warn_ignored_hard_and_weights(type(self).__name__, problem.constraints)
         rng = check_random_state(getattr(self, "random_state", None))
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():
@@ -259,6 +271,28 @@ def _check_ignored_y(y, n_samples: int) -> None:
             f"y is ignored, but it was given with shape {shape} where X has {n_samples} rows; "
             "pass constraints by keyword: fit(X, ml=..., cl=...) or fit(X, constraints=...)."
         )
+
+
+def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
+    """Say that hard cannot-links and weights, which estimator ``name`` does not read, change nothing.
+
+    Its must-links always hold, so only the ``hard`` flags of cannot-links go unheeded.
+    """
+    n_hard = int(constraints.hard[constraints.cl_mask].sum())
+    n_weighted = int((~np.isclose(constraints.weights, 1.0)).sum())
+    parts = []
+    if n_hard:
+        parts.append(f"{n_hard} cannot-link(s) marked hard")
+    if n_weighted:
+        parts.append(f"{n_weighted} with a weight other than 1")
+    if parts:
+        # stacklevel: this function, fit, the caller of fit.
+        warnings.warn(
+            f"{name} does not honour hard flags or use per-constraint weights ({' and '.join(parts)} "
+            f"of {len(constraints)} constraints): it keeps every must-link and may violate any "
+            "cannot-link, hard or not. COPKMeans, MLKMeans and GreedyMLKMeans (every constraint "
+            "hard), PCKMeans, BHKMeans and PCS honour hard flags; PCKMeans, BHKMeans and PCS use "
+            "the weights.", CcoptWarning, stacklevel=3)
 
 
 def _warn_empty_clusters(name: str, problem: ClusteringProblem, labels: np.ndarray) -> None:

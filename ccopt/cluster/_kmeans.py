@@ -329,6 +329,12 @@ class KMeans(ConstrainedClusterer):
     Must-links are contracted, so every one is satisfied; cannot-links are ignored (they
     are still counted in ``n_violations_``). Without constraints this is plain k-means.
 
+    KMeans does not honour ``hard`` flags: a cannot-link flagged hard is ignored like any
+    other, and even an infeasible hard set (a cannot-link triangle with ``n_clusters=2``)
+    gets a labelling, where COPKMeans, PCKMeans, BHKMeans and PCS raise
+    :class:`~ccopt.exceptions.InfeasibleConstraintsError`. Per-constraint weights are not
+    used either. :meth:`fit` warns when either is given.
+
     Parameters
     ----------
     n_clusters : int
@@ -379,6 +385,12 @@ class KMeans(ConstrainedClusterer):
     InvalidParameterError
         A bad ``init``, ``n_init``, ``max_iter``, ``tol`` or ``time_limit``.
 
+    Warns
+    -----
+    CcoptWarning
+        A cannot-link is flagged ``hard`` or a constraint has a weight other than 1 (both
+        are ignored).
+
     Examples
     --------
     >>> import numpy as np
@@ -390,6 +402,7 @@ class KMeans(ConstrainedClusterer):
     """
 
     _single_blas_thread = True
+    _ignores_hard_and_weights = True
 
     def __init__(self, n_clusters, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
                  random_state=None, time_limit=None, progress=False):

@@ -90,7 +90,7 @@ Readings chosen where the paper is silent or garbled:
   iteration would repeat it without improvement; LCC stops there with status
   ``converged`` (the returned solution is the one the paper's loop would return).
 - Weights and ``hard`` flags of the constraints are not used: LCC treats every constraint
-  as ground truth.
+  as ground truth (and :meth:`LCC.fit` warns when either is given).
 """
 
 from __future__ import annotations
@@ -335,6 +335,13 @@ class LCC(ConstrainedClusterer):
     the Lagrangian penalties manage. See the module docstring for the algorithm, its
     equations and the readings chosen.
 
+    LCC does not honour ``hard`` flags: a cannot-link flagged hard is penalised like any
+    other and may be violated, and even an infeasible hard set (a cannot-link triangle with
+    ``n_clusters=2``) gets a labelling, where COPKMeans, PCKMeans, BHKMeans and PCS raise
+    :class:`~ccopt.exceptions.InfeasibleConstraintsError`. Per-constraint weights are not
+    used either (every multiplier starts at ``lambda_init``). :meth:`fit` warns when either
+    is given.
+
     Parameters
     ----------
     n_clusters : int
@@ -396,6 +403,12 @@ class LCC(ConstrainedClusterer):
     InvalidParameterError
         A bad ``alpha``, ``lambda_init``, ``max_iter``, ``init``, ...
 
+    Warns
+    -----
+    CcoptWarning
+        A cannot-link is flagged ``hard`` or a constraint has a weight other than 1 (both
+        are ignored).
+
     Examples
     --------
     >>> import numpy as np
@@ -408,6 +421,7 @@ class LCC(ConstrainedClusterer):
 
     _requires_feasible_closure = True
     _single_blas_thread = True
+    _ignores_hard_and_weights = True
 
     def __init__(self, n_clusters, *, alpha=2.0, lambda_init=2.0, max_iter=100,
                  max_no_improvement=25, init="random", n_init=1, random_state=None,

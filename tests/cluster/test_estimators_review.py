@@ -113,3 +113,37 @@ def test_violated_rows_follow_a_constraints_object_in_its_own_row_order():
     est = ccopt.KMeans(2, random_state=0).fit(X, constraints=cons)
     assert est.constraints_ is cons
     assert est.violated_.tolist() == [True, False, False, True]
+
+
+# ----------------------------------------------------------------------------- hard flags
+@pytest.fixture
+def line():
+    return np.array([[0.0], [0.1], [5.0], [5.1], [10.0], [10.1]])
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_estimators_that_ignore_hard_flags_say_so(name, line):
+    # KMeans and LCC returned a labelling for an infeasible hard set without a word.
+    triangle = ccopt.Constraints.from_pairs(cl=[(0, 2), (2, 4), (0, 4)], cl_hard=True, n_samples=6)
+    with pytest.warns(ccopt.CcoptWarning, match=rf"^{name} does not honour hard flags .*\(3 cannot-link\(s\) "
+                      r"marked hard of 3 constraints\).* PCKMeans, BHKMeans and PCS honour hard flags"):
+        est = _make(name, 2).fit(line, constraints=triangle)
+    assert est.labels_.shape == (6,)
+    with pytest.raises(ccopt.InfeasibleConstraintsError):
+        ccopt.COPKMeans(2, random_state=0).fit(line, constraints=triangle)
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_estimators_that_ignore_weights_say_so(name, line):
+    cons = ccopt.Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4), (1, 3)], cl_weights=[5.0, 1.0],
+                                        ml_hard=True, n_samples=6)
+    with pytest.warns(ccopt.CcoptWarning, match=r"\(1 with a weight other than 1 of 3 constraints\)"):
+        _make(name).fit(line, constraints=cons)
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_no_warning_when_nothing_is_ignored(name, line, recwarn):
+    # Hard must-links hold in both (they are contracted): nothing to warn about.
+    cons = ccopt.Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4)], ml_hard=True, n_samples=6)
+    _make(name).fit(line, constraints=cons)
+    assert not [w for w in recwarn if issubclass(w.category, ccopt.CcoptWarning)]
