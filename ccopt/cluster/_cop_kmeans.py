@@ -161,11 +161,38 @@ def dead_end_error(problem: ClusteringProblem, hard: Constraints, closure: MustL
         ``hard``: no further run could succeed, so the dead end is not the error to report.
     """
     message = _dead_end_message(problem, closure, dead, n_tried, timed_out, algorithm)
-    report = check_feasibility(hard, problem.n_clusters)
+    return ClusteringDeadEndError(f"{message} {feasibility_note(hard, problem.n_clusters)} {advice}")
+
+
+def feasibility_note(hard: Constraints, n_clusters: int) -> str:
+    """What :func:`~ccopt.constraints.check_feasibility` knows of constraints a greedy pass got stuck on.
+
+    Shared by the greedy hard-constrained algorithms (COP-kmeans, PCKmeans and PCS with hard
+    cannot-links, ML-kmeans), so that a dead end on provably infeasible constraints is
+    reported as infeasibility, whichever of them hit it.
+
+    Parameters
+    ----------
+    hard : Constraints
+        The constraints that can block an object, bound to ``n_samples``.
+    n_clusters : int
+
+    Returns
+    -------
+    str
+        One sentence for the dead-end message: the constraints are satisfiable, or whether
+        they are is unknown.
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        No labelling satisfies ``hard`` (with the certificate): no further run could
+        succeed, so the dead end is not the error to report.
+    """
+    report = check_feasibility(hard, n_clusters)
     report.raise_if_infeasible()
-    known = ("The constraints are satisfiable (a labelling exists); the greedy order failed."
-             if report.status == "feasible" else "Whether any labelling satisfies the constraints is unknown.")
-    return ClusteringDeadEndError(f"{message} {known} {advice}")
+    return ("The constraints are satisfiable (a labelling exists); the greedy order failed."
+            if report.status == "feasible" else "Whether any labelling satisfies the constraints is unknown.")
 
 
 def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,

@@ -63,6 +63,7 @@ from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
+from ccopt.cluster._cop_kmeans import feasibility_note
 from ccopt.cluster._kmeans import _check_init, _same_partition, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
@@ -394,8 +395,8 @@ def _colour_component(part: _MixedComponent, cost: np.ndarray, k: int) -> np.nda
         raise ClusteringDeadEndError(
             f"Found no labelling with n_clusters={k} of the cannot-link component on ML sets "
             f"{part.nodes[:10].tolist()}{' ...' if part.nodes.size > 10 else ''} (greedy colouring "
-            f"needs {n_colours} clusters). Its cannot-links are not disjoint sets; check them with "
-            "ccopt.check_feasibility or give them as disjoint cannot-link sets."
+            f"needs {n_colours} clusters). Its cannot-links are not disjoint sets; give them as "
+            "disjoint cannot-link sets if they are meant to be."
         )
     # Colour classes are interchangeable: give each the cluster that makes it cheapest.
     class_cost = np.zeros((n_colours, k))
@@ -587,7 +588,13 @@ class _JiaBase(ConstrainedClusterer):
             seeds = self._init.copy() if isinstance(self._init, np.ndarray) else self._seed(sup, k, rng, problem.X)
             return self._run(problem.X, sup, cls, seeds, deadline, bar)
 
-        best = _best_run(one_run, runs, self.max_iter, self.progress, self._name)
+        try:
+            best = _best_run(one_run, runs, self.max_iter, self.progress, self._name)
+        except ClusteringDeadEndError as exc:
+            # A dead end may only be this greedy pass's (or colouring's) failure; when no
+            # labelling exists at all, say that instead, with its proof, as COP-kmeans does.
+            note = feasibility_note(problem.constraints, k)  # raises InfeasibleConstraintsError
+            raise ClusteringDeadEndError(f"{exc} {note}") from None
         return FitOutcome(
             labels=best.labels[sup.component],
             centers=best.centers,
@@ -660,10 +667,13 @@ class MLKMeans(_JiaBase):
     Raises
     ------
     InfeasibleConstraintsError
-        A cannot-link inside a must-link set, fewer must-link sets than ``n_clusters``, or a
-        cannot-link clique larger than ``n_clusters``.
+        A cannot-link inside a must-link set, fewer must-link sets than ``n_clusters``, a
+        cannot-link clique larger than ``n_clusters``, or no labelling found and
+        :func:`~ccopt.constraints.check_feasibility` proves that none exists (e.g.
+        ``n_clusters=1`` with any cannot-link).
     ClusteringDeadEndError
-        Only for cannot-links that are not disjoint sets: no labelling found.
+        Only for cannot-links that are not disjoint sets: no labelling found, though one
+        may exist (the message says whether one is known to).
 
     Examples
     --------
@@ -735,6 +745,15 @@ class GreedyMLKMeans(_JiaBase):
     labels_, cluster_centers_, objective_, inertia_, cost_history_, seed_centers_,
     n_violations_, constraints_, violations_, violated_, n_iter_, status_
         As for :class:`MLKMeans` (``cost_history_`` need not decrease).
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        As for :class:`MLKMeans`: the constraints are proven infeasible, before the runs
+        or when a run reached a dead end.
+    ClusteringDeadEndError
+        A run reached a dead end and no proof of infeasibility was found (the message says
+        whether a labelling is known to exist).
 
     Examples
     --------

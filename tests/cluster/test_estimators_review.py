@@ -147,3 +147,23 @@ def test_no_warning_when_nothing_is_ignored(name, line, recwarn):
     cons = ccopt.Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4)], ml_hard=True, n_samples=6)
     _make(name).fit(line, constraints=cons)
     assert not [w for w in recwarn if issubclass(w.category, ccopt.CcoptWarning)]
+
+
+# ----------------------------------------------------------------------------- ML-kmeans dead ends
+@pytest.mark.parametrize("name", ["MLKMeans", "GreedyMLKMeans"])
+def test_ml_kmeans_reports_proven_infeasibility_not_a_dead_end(name, line):
+    # k=1 with cannot-links that are not one clique raised ClusteringDeadEndError ("greedy
+    # colouring needs 2 clusters"), where COPKMeans raises InfeasibleConstraintsError.
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"2 objects need 2 clusters, only 1") as info:
+        _make(name, 1).fit(line, cl=[(0, 1), (1, 2)])
+    assert len(info.value.certificate) == 2
+
+
+def test_ml_kmeans_dead_end_says_whether_a_labelling_exists():
+    cycle = [(i, (i + 1) % 5) for i in range(5)]  # odd cycle: not 2-colourable, no 3-clique
+    X = np.arange(10, dtype=float).reshape(-1, 1)
+    with pytest.raises(ccopt.ClusteringDeadEndError, match=r"needs 3 clusters.*is unknown\.$"):
+        _make("MLKMeans", 2).fit(X, cl=cycle)
+    X = np.array([[0.0], [10.0], [0.2], [9.8], [5.0]])
+    with pytest.raises(ccopt.ClusteringDeadEndError, match=r"dead end.*satisfiable"):
+        _make("GreedyMLKMeans", 2, init=np.array([[0.0], [10.0]])).fit(X, cl=[(0, 4), (1, 4)])
