@@ -291,17 +291,20 @@ class HighsKMedoids:
         Raises
         ------
         InvalidParameterError
-            Not a Lagrangian program, wrong shape, non-finite or positive values.
+            Not a Lagrangian program, wrong shape, non-finite or positive values; nothing
+            is changed then.
         """
         if not self.lagrangian:
             raise InvalidParameterError("set_multipliers needs HighsKMedoids(..., lagrangian=True).")
         mats, n = self.matrices, self.n_samples
-        for name, values, count in (("eta", eta, len(mats.cl)), ("lam", lam, len(mats.ml)),
-                                    ("gamma", gamma, len(mats.ml))):
-            if values is not None:
-                # A copy: "None keeps the current values" must not follow later in-place
-                # changes of the caller's array (unchecked, possibly positive).
-                self._multipliers[name] = check_multipliers(values, (count, n), name).copy()
+        # All checked before any is kept: after an error the multipliers stay those whose
+        # costs HiGHS has. Copies: "None keeps the current values" must not follow later
+        # in-place changes of the caller's array (unchecked, possibly positive).
+        checked = {name: check_multipliers(values, (count, n), name).copy()
+                   for name, values, count in (("eta", eta, len(mats.cl)), ("lam", lam, len(mats.ml)),
+                                               ("gamma", gamma, len(mats.ml)))
+                   if values is not None}
+        self._multipliers.update(checked)
         eta, lam, gamma = (self._multipliers[key] for key in ("eta", "lam", "gamma"))
         cost = mats.cost.copy()
         columns = np.arange(n)

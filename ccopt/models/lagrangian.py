@@ -241,16 +241,18 @@ def set_multipliers(model, eta=None, lam=None, gamma=None) -> None:
     Raises
     ------
     InvalidParameterError
-        Wrong shape, a non-finite value, or a positive multiplier (they must be ``<= 0``).
+        ``model`` not a Lagrangian model; a wrong shape, a non-finite value, or a positive
+        multiplier (they must be ``<= 0``). Nothing is changed then.
     """
     if model.component("eta") is None:
         raise InvalidParameterError("The model has no multipliers; build it with build_lagrangian_model.")
     n_clusters = len(assignment_var(model)[1])
-    for name, values, rows in (("eta", eta, model.CL), ("lam", lam, model.ML),
-                               ("gamma", gamma, model.ML)):
-        if values is None:
-            continue
-        arr = check_multipliers(values, (len(rows), n_clusters), name)
+    # All checked before any is stored: an error leaves the model as it was.
+    checked = {name: check_multipliers(values, (len(rows), n_clusters), name)
+               for name, values, rows in (("eta", eta, model.CL), ("lam", lam, model.ML),
+                                          ("gamma", gamma, model.ML))
+               if values is not None}
+    for name, arr in checked.items():
         param = model.component(name)
         # One bulk store: the Params are dense over (rows x clusters) in row-major order.
         param.store_values(dict(zip(param.keys(), arr.ravel().tolist(), strict=True)), check=False)
