@@ -167,3 +167,10 @@ def test_ml_kmeans_dead_end_says_whether_a_labelling_exists():
     X = np.array([[0.0], [10.0], [0.2], [9.8], [5.0]])
     with pytest.raises(ccopt.ClusteringDeadEndError, match=r"dead end.*satisfiable"):
         _make("GreedyMLKMeans", 2, init=np.array([[0.0], [10.0]])).fit(X, cl=[(0, 4), (1, 4)])
+
+
+# ----------------------------------------------------------------------------- progress
+@pytest.mark.parametrize("progress", [None, 0, 1])
+def test_an_estimator_refuses_a_progress_that_is_not_a_bool(progress, line):
+    with pytest.raises(ccopt.InvalidParameterError, match=rf"progress must be True, False or 'always', got {progress}"):
+        ccopt.KMeans(2, random_state=0, progress=progress).fit(line)
