@@ -130,6 +130,8 @@ assignment). When no restricted assignment exists, P is solved unrestricted.
 from __future__ import annotations
 
 import logging
+import math
+import numbers
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -141,7 +143,13 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
-from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
+from ccopt._validation import (
+    check_bool,
+    check_n_clusters,
+    check_nonnegative,
+    check_positive_int,
+    check_time_limit,
+)
 from ccopt.constraints import CL, ML
 from ccopt.exceptions import (
     InfeasibleConstraintsError,
@@ -158,6 +166,7 @@ from ccopt.models._bh_search import (
     must_link_components,
     symmetric_weights,
 )
+from ccopt.models._common import check_problem
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import (
     DEFAULT_RESOLVE_SOLVER,
@@ -165,6 +174,7 @@ from ccopt.solvers import (
     MATRIX_SOLVER,
     SolveResult,
     SolverOptions,
+    check_solver,
     check_solver_options,
 )
 from ccopt.status import Status
@@ -718,6 +728,17 @@ class BHAssignmentProgram:
         change neither the feasible assignments nor the optimum; module docstring) and
         solved again in the time left. 0 strengthens before every solve; None never does.
 
+    Raises
+    ------
+    InvalidParameterError
+        ``problem`` not a :class:`ClusteringProblem`, a flag not a bool, or another bad
+        parameter.
+    SolverNotAvailableError
+        Unknown or uninstalled ``solver`` (checked here, although a decomposed solve may
+        need no solver call).
+    InfeasibleConstraintsError
+        As :meth:`BHAssignmentPlan.from_problem`.
+
     Attributes
     ----------
     plan : BHAssignmentPlan
@@ -753,7 +774,13 @@ class BHAssignmentProgram:
                  mip_gap: float | None = None, threads: int | None = None, tee: bool = False,
                  solver_options: dict | None = None, n_candidates: int | None = None,
                  cuts_after: float | None = DEFAULT_CUTS_AFTER):
-        self.problem = problem
+        self.problem = check_problem(problem)
+        contract = check_bool(contract, "contract")
+        eliminate_free = check_bool(eliminate_free, "eliminate_free")
+        decompose = check_bool(decompose, "decompose")
+        # Checked now: the decomposition or the enumeration often finish without a solver
+        # call, and a misspelt or missing solver would then pass unnoticed until a later step.
+        check_solver(solver)
         self.plan = BHAssignmentPlan.from_problem(problem, contract=contract)
         self._penalty = check_nonnegative(penalty, "penalty")
         self._options = SolverOptions(mip_gap=mip_gap, threads=threads, tee=tee,
@@ -762,9 +789,9 @@ class BHAssignmentProgram:
         self._solver_name = solver
         k = self.plan.n_clusters
         n_free = self.plan.free_units.size
-        self._eliminate = bool(eliminate_free) and not self.plan.sized and n_free > k * k
+        self._eliminate = eliminate_free and not self.plan.sized and n_free > k * k
         self._n_slots = k * k if self._eliminate else int(n_free)
-        self._decompose = bool(decompose) and not self.plan.sized
+        self._decompose = decompose and not self.plan.sized
         self._max_labellings = check_positive_int(max_labellings, "max_labellings")
         self._n_candidates = (None if n_candidates is None
                               else check_positive_int(n_candidates, "n_candidates"))
@@ -869,7 +896,9 @@ class BHAssignmentProgram:
         Parameters
         ----------
         time_limit : float, optional
-            Seconds for this call; a MIP stopped by it returns its incumbent.
+            Seconds for this call (None or ``inf``: no limit); a MIP stopped by it returns
+            its incumbent. 0 is a spent budget: no solver call, the best of the previous
+            and the nearest-centre assignments (after local search), status ``time_limit``.
 
         Returns
         -------
@@ -877,18 +906,26 @@ class BHAssignmentProgram:
 
         Raises
         ------
+        InvalidParameterError
+            ``time_limit`` negative, NaN or not a number, or no centres set.
         InfeasibleConstraintsError
             The hard constraints and size bounds admit no assignment into ``k`` non-empty
             clusters (P's feasible set does not depend on the centres).
         SolverError
             No solution was found (e.g. the time limit came before any incumbent).
         """
+        # 0 is a spent budget, which BH-kmeans's driver hands over when its Deadline has run
+        # out (remaining() stops at 0): no solver call, the best known assignment. Anything
+        # else is checked as ccopt.solvers.solve checks it; inf means no limit, as there.
+        spent = (isinstance(time_limit, numbers.Real) and not isinstance(time_limit, bool)
+                 and time_limit == 0)
+        time_limit = 0.0 if spent else check_time_limit(time_limit)
         if self._state is None:
             raise InvalidParameterError("Call set_centers(centers) before solve().")
         plan = self.plan
         start = time.perf_counter()
         # Building a program (first call) and filling its Params count against the limit.
-        end = None if time_limit is None else start + time_limit
+        end = None if time_limit is None or math.isinf(time_limit) else start + time_limit
         solves: list[SolveResult] = []
         allowed = self._candidates()
         if allowed is not None:
@@ -1220,6 +1257,16 @@ def build_bh_assignment_model(problem: ClusteringProblem, centers, *, penalty: f
         Components as listed in :class:`BHAssignmentProgram`. Solve it with
         :func:`ccopt.solvers.solve`; :class:`BHAssignmentProgram` owns the same model and
         maps ``x`` back to objects.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``problem`` not a :class:`ClusteringProblem`, ``contract`` or ``eliminate_free`` not
+        a bool, a negative ``penalty``.
+    InvalidDataError
+        ``centers`` of the wrong shape or not finite.
+    InfeasibleConstraintsError
+        As :meth:`BHAssignmentPlan.from_problem`.
 
     Examples
     --------
