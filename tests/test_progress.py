@@ -28,3 +28,12 @@ def test_bools_numpy_bools_and_always_are_accepted(enabled, expected):
 def test_the_message_shows_a_numpy_scalar_as_a_plain_number():
     with pytest.raises(InvalidParameterError, match=r"got 1\.$"):
         check_progress(np.int64(1))
+
+
+def test_the_subgradient_configuration_checks_progress_when_it_is_made():
+    # Before, a bad value was refused only once the run started and made its bar.
+    from ccopt.lagrange.driver import SubgradientConfig
+
+    with pytest.raises(InvalidParameterError, match="progress must be True, False or 'always', got 1"):
+        SubgradientConfig(progress=1)
+    assert SubgradientConfig(progress="always").progress == "always"

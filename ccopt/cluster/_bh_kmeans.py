@@ -172,7 +172,10 @@ class BHKMeans(ConstrainedClusterer):
         WCSS of ``labels_``.
     n_violations_ : dict
         ``{"ml": int, "cl": int, "total": int}`` violated constraints (hard ones never are).
-    violations_ : ViolationReport
+    constraints_, violations_, violated_
+        The constraints used and which of them ``labels_`` violates: ``violations_`` by
+        position in ``constraints_`` (duplicates merged), ``violated_`` per row as given;
+        see :class:`~ccopt.cluster._base.ConstrainedClusterer`.
     n_iter_ : int
         Assignment steps of the kept start.
     status_ : Status

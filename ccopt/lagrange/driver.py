@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccopt._progress import progress_bar
+from ccopt._progress import check_progress, progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int, check_time_limit
 from ccopt.exceptions import SolverError
@@ -86,6 +86,7 @@ class SubgradientConfig:
         check_nonnegative(self.stagnation_tol, "stagnation_tol")
         check_positive_int(self.repair_every, "repair_every", minimum=0)
         check_choice(self.step_norm, "step_norm", ("full", "active"))
+        object.__setattr__(self, "progress", check_progress(self.progress))
 
 
 @dataclass
