@@ -25,6 +25,11 @@ Data components (all immutable):
 ``min_size``,       cluster-size bounds; 0 and ``n`` (the defaults) add no rows
 ``max_size``
 ==================  ==========================================================================
+
+An abstract model also holds ``BuildAction`` components, ``check_n`` and ``check_data``
+(:func:`declare_data`) and ``check_epsilon`` (:func:`declare_epsilon_check`), that run the
+checks of :meth:`ClusteringProblem.create` and of the builders on the data of the instance
+as it is created, so that a ``.dat`` file gets the same errors as the builders.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.spatial.distance import cdist
 
-from ccopt._validation import check_choice
+from ccopt._validation import check_choice, check_positive_int
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import InvalidDataError, InvalidParameterError, SolverError
 from ccopt.problem import ClusteringProblem
@@ -53,6 +58,7 @@ __all__ = [
     "check_problem",
     "counting_set",
     "declare_data",
+    "declare_epsilon_check",
     "declare_pairwise_rows",
     "declare_size_rows",
     "distance_matrix",
@@ -74,11 +80,16 @@ def check_problem(problem) -> ClusteringProblem:
     return problem
 
 
-def check_pairwise(pairwise: str, epsilon, *, exact_hint: bool = True) -> float:
+#: What the error on ``epsilon`` suggests to the callers that take ``pairwise``.
+EXACT_HINT = "use pairwise='exact' for the rows without slack"
+
+
+def check_pairwise(pairwise: str, epsilon, *, hint: str | None = EXACT_HINT) -> float:
     """Validate the pairwise mode and return the right-hand-side slack it implies.
 
-    ``exact_hint`` adds "use pairwise='exact'" to the error on ``epsilon``: False for the
-    callers that have no ``pairwise`` parameter (the Lagrangian needs the epsilon rows).
+    ``hint`` ends the error on an ``epsilon`` outside ]0, 1[: what the caller can do
+    instead. The default points to ``pairwise='exact'``; callers without that parameter
+    pass their own hint, or ``None`` (the Lagrangian needs the epsilon rows).
     """
     check_choice(pairwise, "pairwise", PAIRWISE_MODES)
     if pairwise != "epsilon":
@@ -87,8 +98,8 @@ def check_pairwise(pairwise: str, epsilon, *, exact_hint: bool = True) -> float:
         raise InvalidParameterError(f"epsilon must be a real number in ]0, 1[, got {epsilon!r}.")
     epsilon = float(epsilon)
     if not 0.0 < epsilon < 1.0:
-        hint = "; use pairwise='exact' for the rows without slack" if exact_hint else ""
-        raise InvalidParameterError(f"epsilon must lie strictly between 0 and 1, got {epsilon}{hint}.")
+        tail = f"; {hint}" if hint else ""
+        raise InvalidParameterError(f"epsilon must lie strictly between 0 and 1, got {epsilon}{tail}.")
     return epsilon
 
 
@@ -171,24 +182,29 @@ def declare_data(m, data: ModelData | None = None) -> None:
     ``min_size`` to 0 and ``max_size`` to ``n``).
     """
     if data is None:
-        m.n = pyo.Param(within=pyo.PositiveIntegers)
-        m.k = pyo.Param(within=pyo.PositiveIntegers)
+        # The Params take any value (within=Any) and check_n / check_data check them: a
+        # Pyomo domain error is a bare RuntimeError, and an error raised in a Param's
+        # validate rule comes out wrapped in one.
+        m.n = pyo.Param(within=pyo.Any)
+        m.check_n = pyo.BuildAction(rule=_check_n)  # before I, which is built from n
+        m.k = pyo.Param(within=pyo.Any)
         m.I = counting_set("n")
         m.F = pyo.Set(ordered=True)
-        m.X = pyo.Param(m.I, m.F, within=pyo.Reals)
+        m.X = pyo.Param(m.I, m.F, within=pyo.Any)
         m.ML = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
         m.CL = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
-        m.ml_u = pyo.Param(m.ML, within=m.I)
-        m.ml_v = pyo.Param(m.ML, within=m.I)
-        m.cl_u = pyo.Param(m.CL, within=m.I)
-        m.cl_v = pyo.Param(m.CL, within=m.I)
+        m.ml_u = pyo.Param(m.ML, within=pyo.Any)
+        m.ml_v = pyo.Param(m.ML, within=pyo.Any)
+        m.cl_u = pyo.Param(m.CL, within=pyo.Any)
+        m.cl_v = pyo.Param(m.CL, within=pyo.Any)
         m.ml_index = pyo.Param(m.ML, within=pyo.NonNegativeIntegers,
                                initialize=lambda m, c: m.ML.ord(c) - 1)
         m.cl_index = pyo.Param(m.CL, within=pyo.NonNegativeIntegers,
                                initialize=lambda m, c: len(m.ML) + m.CL.ord(c) - 1)
-        m.epsilon = pyo.Param(within=pyo.NonNegativeReals, initialize=0.5)
-        m.min_size = pyo.Param(within=pyo.NonNegativeIntegers, initialize=0)
-        m.max_size = pyo.Param(within=pyo.PositiveIntegers, initialize=lambda m: pyo.value(m.n))
+        m.epsilon = pyo.Param(within=pyo.Any, initialize=0.5)
+        m.min_size = pyo.Param(within=pyo.Any, initialize=0)
+        m.max_size = pyo.Param(within=pyo.Any, initialize=lambda m: pyo.value(m.n))
+        m.check_data = pyo.BuildAction(rule=_check_data)
         return
     problem = data.problem
     n, d = problem.n_samples, problem.n_features
@@ -210,6 +226,63 @@ def declare_data(m, data: ModelData | None = None) -> None:
     m.epsilon = pyo.Param(initialize=data.epsilon, within=pyo.NonNegativeReals)
     m.min_size = pyo.Param(initialize=problem.min_size or 0, within=pyo.NonNegativeIntegers)
     m.max_size = pyo.Param(initialize=problem.max_size or n, within=pyo.PositiveIntegers)
+
+
+def _given(param, index=None):
+    """The value of ``param[index]`` in the data of an abstract model's instance."""
+    if index not in param:
+        shown = ", ".join(map(str, index)) if isinstance(index, tuple) else index
+        where = param.local_name if index is None else f"{param.local_name}[{shown}]"
+        raise InvalidDataError(f"{where} is missing from the model data (the .dat file).")
+    # A scalar Param is its own data object: its value is .value, not param[None].
+    return param.value if index is None else param[index]
+
+
+def _check_n(m) -> None:
+    """BuildAction of an abstract model: ``n``, before the objects ``0..n-1`` are built from it."""
+    check_positive_int(_given(m.n), "n (the number of objects in the model data)")
+
+
+def _check_data(m) -> None:
+    """BuildAction of an abstract model: the checks of :meth:`ClusteringProblem.create`.
+
+    Raises the errors of the builders (``InvalidParameterError``, ``InvalidDataError``,
+    ``InvalidConstraintError``, ``ConflictingConstraintError``, ``InfeasibleConstraintsError``
+    for size bounds no partition meets) on the data of the instance. The closure is not
+    required: whether the must-links and cannot-links admit a clustering is the solver's
+    finding, as on a model built from ``ClusteringProblem.create(..., require_closure=False)``.
+    """
+    rows = []
+    for i in m.I:
+        row = []
+        for f in m.F:
+            value = _given(m.X, (i, f))
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise InvalidDataError(f"X[{i}, {f}] = {value!r} in the model data is not a number.")
+            row.append(value)
+        rows.append(row)
+    X = np.array(rows, dtype=np.float64).reshape(len(m.I), len(m.F))
+    ml = [(_given(m.ml_u, c), _given(m.ml_v, c)) for c in m.ML]
+    cl = [(_given(m.cl_u, c), _given(m.cl_v, c)) for c in m.CL]
+    k = check_positive_int(_given(m.k), "k (the number of clusters in the model data)")
+    ClusteringProblem.create(X, k, ml=ml or None, cl=cl or None, min_size=_given(m.min_size),
+                             max_size=_given(m.max_size), require_closure=False)
+
+
+def declare_epsilon_check(m, *, exact: bool) -> None:
+    """Add the BuildAction ``check_epsilon`` to an abstract model: ``epsilon`` in ]0, 1[.
+
+    Declared apart from ``check_data`` because the range depends on the model: ``exact``
+    also accepts 0 (the exact rows (3)(4)); the Lagrangian (10) needs the epsilon rows.
+    Declare it before the first component that reads ``epsilon``.
+    """
+    def check_epsilon(m):
+        epsilon = _given(m.epsilon)
+        if exact and not isinstance(epsilon, bool) and epsilon == 0:
+            return
+        check_pairwise("epsilon", epsilon, hint="0 gives the exact rows (3)(4) instead" if exact else None)
+
+    m.check_epsilon = pyo.BuildAction(rule=check_epsilon)
 
 
 def counting_set(size: str) -> pyo.Set:

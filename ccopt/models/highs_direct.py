@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ccopt._validation import check_bool
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import InvalidParameterError
 from ccopt.models._common import (
@@ -106,7 +107,8 @@ def kmedoids_matrices(problem: ClusteringProblem, *, pairwise: str = "epsilon", 
     InvalidParameterError, InvalidDataError, MemoryBudgetError
         As :func:`ccopt.models.build_kmedoids_model`.
     """
-    return _matrices(ModelData.from_problem(problem, pairwise, epsilon), relax, distances)
+    data = ModelData.from_problem(problem, pairwise, epsilon)
+    return _matrices(data, check_bool(relax, "relax"), distances)
 
 
 def _matrices(data: ModelData, relax: bool, distances) -> KMedoidsMatrices:
@@ -195,6 +197,11 @@ class HighsKMedoids:
     options : SolverOptions, optional
         ``time_limit``, ``mip_gap``, ``threads``, ``tee`` and HiGHS options in ``extra``.
 
+    Raises
+    ------
+    InvalidParameterError, InvalidDataError, MemoryBudgetError
+        As :func:`kmedoids_matrices`; also ``lagrangian`` not a bool.
+
     Attributes
     ----------
     matrices : KMedoidsMatrices
@@ -216,12 +223,17 @@ class HighsKMedoids:
     def __init__(self, problem: ClusteringProblem, *, pairwise: str = "epsilon", epsilon: float = 0.5,
                  relax: bool = True, lagrangian: bool = False, distances=None,
                  options: SolverOptions | None = None):
+        lagrangian = check_bool(lagrangian, "lagrangian")
+        relax = check_bool(relax, "relax")
         if lagrangian:
-            data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon), rows=False)
+            # pairwise is ignored here: (10) always relaxes the epsilon rows.
+            hint = ("lagrangian=True relaxes the epsilon rows; for the exact rows use "
+                    "lagrangian=False, pairwise='exact'")
+            data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon, hint=hint), rows=False)
         else:
             data = ModelData.from_problem(problem, pairwise, epsilon)
         self.problem = data.problem
-        self.lagrangian = bool(lagrangian)
+        self.lagrangian = lagrangian
         self.matrices = mats = _matrices(data, relax, distances)
         n = self.n_samples
         n_cols = mats.cost.shape[0]

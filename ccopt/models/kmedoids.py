@@ -53,6 +53,7 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from ccopt._validation import check_bool
 from ccopt.config import check_dense_memory
 from ccopt.models._common import (
     ModelData,
@@ -60,6 +61,7 @@ from ccopt.models._common import (
     check_distances,
     counting_set,
     declare_data,
+    declare_epsilon_check,
     declare_pairwise_rows,
     declare_size_rows,
     distance_matrix,
@@ -168,7 +170,7 @@ def build_kmedoids_model(problem: ClusteringProblem, *, pairwise: str = "epsilon
     ------
     InvalidParameterError
         Unknown ``pairwise``, ``epsilon`` outside ]0, 1[, ``problem`` not a
-        :class:`ClusteringProblem`.
+        :class:`ClusteringProblem`, ``relax`` not a bool.
     InvalidDataError
         ``distances`` of the wrong shape, negative or non-finite.
     MemoryBudgetError
@@ -186,7 +188,8 @@ def build_kmedoids_model(problem: ClusteringProblem, *, pairwise: str = "epsilon
     >>> len(m.cl_rows), len(m.link)
     (4, 16)
     """
-    return build_from_data(ModelData.from_problem(problem, pairwise, epsilon), relax, distances)
+    data = ModelData.from_problem(problem, pairwise, epsilon)
+    return build_from_data(data, check_bool(relax, "relax"), distances)
 
 
 def build_from_data(data: ModelData, relax: bool, distances) -> pyo.ConcreteModel:
@@ -225,6 +228,10 @@ def abstract_kmedoids_model(*, relax: bool = False, pairwise_rows: bool = True) 
     between the rows of ``X``. The rows are declared by :func:`declare_kmedoids`, as in
     :func:`build_kmedoids_model`.
 
+    Creating an instance checks the data as :meth:`ccopt.ClusteringProblem.create` and
+    :func:`build_kmedoids_model` do (the must-link closure is left to the solver) and
+    raises their errors.
+
     Parameters
     ----------
     relax : bool, default=False
@@ -233,9 +240,18 @@ def abstract_kmedoids_model(*, relax: bool = False, pairwise_rows: bool = True) 
     Returns
     -------
     pyomo.environ.AbstractModel
+
+    Raises
+    ------
+    InvalidParameterError
+        ``relax`` or ``pairwise_rows`` not a bool.
     """
+    relax = check_bool(relax, "relax")
+    pairwise_rows = check_bool(pairwise_rows, "pairwise_rows")
     m = pyo.AbstractModel(name="constrained k-medoids (p-median form)")
     declare_data(m)
+    if pairwise_rows:
+        declare_epsilon_check(m, exact=True)
     m.J = counting_set("n")
     m.d = pyo.Param(m.I, m.J, initialize=_euclidean_rule, within=pyo.NonNegativeReals)
     declare_kmedoids(m, relax=relax, pairwise_rows=pairwise_rows)

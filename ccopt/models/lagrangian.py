@@ -34,7 +34,7 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ccopt._validation import check_choice
+from ccopt._validation import check_bool, check_choice
 from ccopt.exceptions import InvalidParameterError
 from ccopt.models import kmedoids, mssc
 from ccopt.models._common import (
@@ -43,6 +43,7 @@ from ccopt.models._common import (
     assignment_var,
     check_pairwise,
     check_problem,
+    declare_epsilon_check,
 )
 from ccopt.problem import ClusteringProblem
 
@@ -105,7 +106,8 @@ def build_lagrangian_model(problem: ClusteringProblem, *, base: str = "kmedoids"
     Raises
     ------
     InvalidParameterError
-        Unknown ``base`` or ``form``, ``epsilon`` outside ]0, 1[.
+        Unknown ``base`` or ``form``, ``epsilon`` outside ]0, 1[, ``relax`` or
+        ``symmetry_breaking`` not a bool.
 
     Examples
     --------
@@ -120,7 +122,9 @@ def build_lagrangian_model(problem: ClusteringProblem, *, base: str = "kmedoids"
     """
     check_choice(base, "base", _BASES)
     check_choice(form, "form", mssc.MSSC_FORMS)
-    data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon, exact_hint=False),
+    relax = check_bool(relax, "relax")
+    symmetry_breaking = check_bool(symmetry_breaking, "symmetry_breaking")
+    data = ModelData(check_problem(problem), check_pairwise("epsilon", epsilon, hint=None),
                      rows=False)
     if base == "kmedoids":
         m = kmedoids.build_from_data(data, relax, distances)
@@ -181,7 +185,9 @@ def abstract_lagrangian_model(*, base: str = "kmedoids", relax: bool = True,
 
     The data are those of :func:`ccopt.models.kmedoids.abstract_kmedoids_model` plus,
     optionally, the multipliers ``eta``, ``lam``, ``gamma`` (default 0, must be ``<= 0``);
-    ``epsilon`` must lie in ]0, 1[ for (10) to be the paper's relaxation.
+    ``epsilon`` must lie in ]0, 1[ (default 0.5), for (10) to be the paper's relaxation.
+    Creating an instance checks the data as the k-medoids abstract model does, and
+    ``epsilon``.
 
     Parameters
     ----------
@@ -193,14 +199,22 @@ def abstract_lagrangian_model(*, base: str = "kmedoids", relax: bool = True,
     Returns
     -------
     pyomo.environ.AbstractModel
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown ``base`` or ``form``, ``relax`` not a bool.
     """
     check_choice(base, "base", _BASES)
+    relax = check_bool(relax, "relax")
     if base == "kmedoids":
         m = kmedoids.abstract_kmedoids_model(relax=relax, pairwise_rows=False)
         if relax:
             m.del_component(m.dual)
     else:
         m = mssc.abstract_mssc_model(form=form, relax=relax, pairwise_rows=False)
+    # Before the penalty, the first component that reads epsilon.
+    declare_epsilon_check(m, exact=False)
     declare_lagrangian(m)
     return m
 
@@ -279,6 +293,11 @@ def lagrangian_subgradients(model, x=None) -> tuple[np.ndarray, np.ndarray, np.n
     -------
     g_eta : ndarray, shape (n_cl, K)
     g_lam, g_gamma : ndarray, shape (n_ml, K)
+
+    Raises
+    ------
+    InvalidParameterError
+        ``x`` of the wrong shape.
     """
     if x is None:
         x = assignment_matrix(model)

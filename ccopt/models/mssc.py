@@ -57,12 +57,13 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.spatial.distance import cdist
 
-from ccopt._validation import check_choice
+from ccopt._validation import check_bool, check_choice
 from ccopt.models._common import (
     ModelData,
     assignment_values,
     counting_set,
     declare_data,
+    declare_epsilon_check,
     declare_pairwise_rows,
     declare_size_rows,
     distance_matrix,
@@ -176,7 +177,8 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
     Raises
     ------
     InvalidParameterError
-        Unknown ``form`` or ``pairwise``, ``epsilon`` outside ]0, 1[.
+        Unknown ``form`` or ``pairwise``, ``epsilon`` outside ]0, 1[, ``relax`` or
+        ``symmetry_breaking`` not a bool.
     MemoryBudgetError
         Fractional form: when the ``n x n`` squared-distance matrix exceeds the memory bound.
 
@@ -191,8 +193,9 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
     (8, 2)
     """
     check_choice(form, "form", MSSC_FORMS)
-    return build_from_data(ModelData.from_problem(problem, pairwise, epsilon), form, relax,
-                           symmetry_breaking)
+    data = ModelData.from_problem(problem, pairwise, epsilon)
+    return build_from_data(data, form, check_bool(relax, "relax"),
+                           check_bool(symmetry_breaking, "symmetry_breaking"))
 
 
 def build_from_data(data: ModelData, form: str, relax: bool,
@@ -241,10 +244,25 @@ def abstract_mssc_model(*, form: str = "convex", relax: bool = False,
     Returns
     -------
     pyomo.environ.AbstractModel
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown ``form``; ``relax``, ``symmetry_breaking`` or ``pairwise_rows`` not a bool.
+
+    Notes
+    -----
+    Creating an instance checks the data as :func:`ccopt.models.kmedoids.abstract_kmedoids_model`
+    does.
     """
     check_choice(form, "form", MSSC_FORMS)
+    relax = check_bool(relax, "relax")
+    symmetry_breaking = check_bool(symmetry_breaking, "symmetry_breaking")
+    pairwise_rows = check_bool(pairwise_rows, "pairwise_rows")
     m = pyo.AbstractModel(name=f"constrained MSSC ({form} form)")
     declare_data(m)
+    if pairwise_rows:
+        declare_epsilon_check(m, exact=True)
     if form == "fractional":
         m.d2 = pyo.Param(m.I, m.I, initialize=lambda m, i, j: float(
             sum((m.X[i, f] - m.X[j, f]) ** 2 for f in m.F)))

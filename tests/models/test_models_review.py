@@ -11,15 +11,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
 
 from ccopt import ClusteringProblem
 from ccopt.exceptions import (
+    ConflictingConstraintError,
+    InvalidConstraintError,
+    InvalidDataError,
     InvalidParameterError,
     SolverNotAvailableError,
 )
 from ccopt.models import (
+    abstract_kmedoids_model,
+    abstract_lagrangian_model,
+    abstract_mssc_model,
+    build_kmedoids_model,
     build_lagrangian_model,
+    build_mssc_model,
     set_multipliers,
 )
 from ccopt.models.bh_assignment import BHAssignmentProgram, build_bh_assignment_model
@@ -99,3 +108,108 @@ def test_bh_builders_refuse_a_non_problem():
         build_bh_assignment_model(X, CENTERS[:2])
     with pytest.raises(InvalidParameterError, match=r"Expected a ccopt\.ClusteringProblem, got NoneType"):
         BHAssignmentProgram(None)
+
+
+# ----------------------------------------------------------------------------- D: .dat data
+
+BASE_DAT = """\
+param n := 4;
+param k := 2;
+set F := 0 1;
+param X :  0 1 :=
+ 0 0.0 0.0
+ 1 0.1 0.0
+ 2 5.0 5.0
+ 3 5.1 5.0 ;
+param : ML : ml_u ml_v :=
+ 0 0 1 ;
+param : CL : cl_u cl_v :=
+ 0 1 2 ;
+"""
+
+BAD_DATA = {
+    "k > n": (BASE_DAT.replace("param k := 2;", "param k := 5;"), InvalidParameterError,
+              r"n_samples=4 should be >= n_clusters=5"),
+    "k = 0": (BASE_DAT.replace("param k := 2;", "param k := 0;"), InvalidParameterError,
+              r"k \(the number of clusters.*\) must be >= 1, got 0"),
+    "n = 2.5": (BASE_DAT.replace("param n := 4;", "param n := 2.5;"), InvalidParameterError,
+                r"n \(the number of objects.*\) must be an integer, got 2.5"),
+    "self-pair": (BASE_DAT.replace(" 0 0 1 ;", " 0 1 1 ;"), InvalidConstraintError,
+                  r"self-pairs .* ml\[0\] = \(1, 1\)"),
+    "ML and CL": (BASE_DAT.replace(" 0 1 2 ;", " 0 1 0 ;"), ConflictingConstraintError,
+                  r"pair \(0, 1\) is must-link"),
+    "index out of range": (BASE_DAT.replace(" 0 1 2 ;", " 0 1 7 ;"), InvalidConstraintError,
+                           r"out of range .* cl\[0\] = \(1, 7\)"),
+    "NaN in X": (BASE_DAT.replace("5.1 5.0", "nan 5.0"), InvalidDataError,
+                 r"X\[3, 0\] = 'nan' .* not a number"),
+    "missing X": (BASE_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 . ;"), InvalidDataError,
+                  r"X\[3, 1\] is missing"),
+    "epsilon 1.5": (BASE_DAT + "param epsilon := 1.5;\n", InvalidParameterError,
+                    r"epsilon must lie strictly between 0 and 1, got 1.5"),
+    "min_size > max_size": (BASE_DAT + "param min_size := 3;\nparam max_size := 2;\n",
+                            InvalidParameterError, r"min_size=3 is larger than max_size=2"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_DATA))
+@pytest.mark.parametrize("abstract", [abstract_kmedoids_model, abstract_mssc_model,
+                                      abstract_lagrangian_model])
+def test_abstract_models_check_their_data(tmp_path, case, abstract):
+    text, error, message = BAD_DATA[case]
+    path = tmp_path / "bad.dat"
+    path.write_text(text)
+    with pytest.raises(error, match=message):
+        abstract().create_instance(str(path))
+
+
+def test_abstract_epsilon_zero_gives_exact_rows_but_not_a_lagrangian(tmp_path):
+    path = tmp_path / "exact.dat"
+    path.write_text(BASE_DAT + "param epsilon := 0;\n")
+    instance = abstract_kmedoids_model().create_instance(str(path))
+    assert pyo.value(instance.epsilon) == 0 and len(instance.cl_rows) == 4
+    with pytest.raises(InvalidParameterError, match=r"strictly between 0 and 1, got 0.0\.$"):
+        abstract_lagrangian_model().create_instance(str(path))
+
+
+# ----------------------------------------------------------------------------- E: flags
+
+
+NON_BOOL_FLAGS = [
+    (build_kmedoids_model, {"relax": "no"}),
+    (build_mssc_model, {"symmetry_breaking": "yes"}),
+    (build_mssc_model, {"relax": 1}),
+    (build_lagrangian_model, {"base": "mssc", "symmetry_breaking": "no"}),
+    (build_lagrangian_model, {"relax": "no"}),
+    (HighsKMedoids, {"lagrangian": "no"}),
+    (HighsKMedoids, {"relax": "no"}),
+]
+
+
+@pytest.mark.parametrize(("builder", "kwargs"), NON_BOOL_FLAGS,
+                         ids=[f"{b.__name__}-{next(iter(k.keys() - {'base'}))}" for b, k in NON_BOOL_FLAGS])
+def test_builders_refuse_non_bool_flags(builder, kwargs):
+    flag = next(iter(kwargs.keys() - {"base"}))
+    with pytest.raises(InvalidParameterError,
+                       match=rf"{flag} must be True or False, got {kwargs[flag]!r}"):
+        builder(problem(), **kwargs)
+
+
+@pytest.mark.parametrize(("abstract", "kwargs"), [
+    (abstract_kmedoids_model, {"relax": "no"}),
+    (abstract_kmedoids_model, {"pairwise_rows": "no"}),
+    (abstract_mssc_model, {"symmetry_breaking": "no"}),
+    (abstract_lagrangian_model, {"relax": "no"}),
+])
+def test_abstract_models_refuse_non_bool_flags(abstract, kwargs):
+    (flag, value), = kwargs.items()
+    with pytest.raises(InvalidParameterError, match=rf"{flag} must be True or False, got {value!r}"):
+        abstract(**kwargs)
+
+
+# ----------------------------------------------------------------------------- F: hint
+
+
+def test_highs_lagrangian_epsilon_error_hints_at_lagrangian_false():
+    with pytest.raises(InvalidParameterError, match=r"got 0\.0; lagrangian=True relaxes") as info:
+        HighsKMedoids(problem(), lagrangian=True, epsilon=0)
+    assert "lagrangian=False, pairwise='exact'" in str(info.value)
