@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.base.block import BlockData
 from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.spatial.distance import cdist
 
@@ -54,6 +55,7 @@ __all__ = [
     "assignment_values",
     "assignment_var",
     "check_distances",
+    "check_model",
     "check_pairwise",
     "check_problem",
     "counting_set",
@@ -380,8 +382,29 @@ def assignment_values(var, n: int, n_clusters: int) -> np.ndarray:
     return values.reshape(n, n_clusters)
 
 
+def check_model(model) -> None:
+    """Raise unless ``model`` is a Pyomo model (or block).
+
+    Raises
+    ------
+    InvalidParameterError
+        For anything else (a dict, ``None``, a problem, ...).
+    """
+    if not isinstance(model, BlockData):
+        raise InvalidParameterError(
+            f"Expected a Pyomo model built by ccopt.models, got {type(model).__name__}.")
+
+
 def assignment_var(model):
-    """The (object, cluster) assignment variable and the cluster set of a ccopt model."""
+    """The (object, cluster) assignment variable and the cluster set of a ccopt model.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``model`` is not a Pyomo model (:func:`check_model`) or has neither ``z`` over
+        ``J`` nor ``x`` over ``C``.
+    """
+    check_model(model)
     if model.component("z") is not None and model.component("J") is not None:
         return model.z, model.J
     if model.component("x") is not None and model.component("C") is not None:

@@ -30,7 +30,7 @@ import pyomo.environ as pyo
 
 from ccopt._validation import check_time_limit
 from ccopt.exceptions import InvalidParameterError, SolverError
-from ccopt.models._common import assignment_matrix, assignment_var
+from ccopt.models._common import assignment_matrix, assignment_var, check_model
 from ccopt.models.kmedoids import build_kmedoids_model
 from ccopt.problem import ClusteringProblem
 from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, SolveResult, check_solver, solve
@@ -122,7 +122,10 @@ def _non_positive(values: np.ndarray, name: str) -> np.ndarray:
 
 
 def read_pairwise_duals(model) -> PairwiseDuals:
-    """Read the duals of the pairwise rows of a solved LP (k-medoids or MSSC relaxation).
+    """Read the duals of the pairwise rows of a solved LP (the k-medoids LP relaxation).
+
+    Only the k-medoids LP relaxation carries a ``dual`` Suffix: the relaxed MSSC programs
+    keep a quadratic or fractional objective, so they are not LPs and get none.
 
     Parameters
     ----------
@@ -137,10 +140,11 @@ def read_pairwise_duals(model) -> PairwiseDuals:
     Raises
     ------
     InvalidParameterError
-        If the model has no pairwise rows or no ``dual`` Suffix.
+        If ``model`` is not a Pyomo model, or has no pairwise rows or no ``dual`` Suffix.
     SolverError
         If duals are missing (not solved) or have the wrong sign.
     """
+    check_model(model)
     suffix = model.component("dual")
     if not isinstance(suffix, pyo.Suffix):
         raise InvalidParameterError(

@@ -55,9 +55,11 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt._validation import check_bool
 from ccopt.config import check_dense_memory
+from ccopt.exceptions import InvalidParameterError
 from ccopt.models._common import (
     ModelData,
     assignment_values,
+    assignment_var,
     check_distances,
     counting_set,
     declare_data,
@@ -275,7 +277,19 @@ def kmedoids_labels(model) -> tuple[np.ndarray, np.ndarray]:
     labels : ndarray of int64, shape (n_samples,)
     medoids : ndarray of int64, shape (n_used,)
         The object index of each cluster's medoid.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``model`` is not a k-medoids model (e.g. an MSSC model: use
+        :func:`ccopt.models.mssc_labels`).
+    SolverError
+        If no solution is loaded.
     """
+    if assignment_var(model)[0].local_name != "z":
+        raise InvalidParameterError(
+            "kmedoids_labels expects a k-medoids model (z[i, j] over medoids J), got an MSSC "
+            "model (x[i, c] over clusters C); read its labels with mssc_labels.")
     n = int(pyo.value(model.n))
     z = assignment_values(model.z, n, n)
     medoid_of = np.argmax(z, axis=1)

@@ -41,6 +41,7 @@ from ccopt.models._common import (
     ModelData,
     assignment_matrix,
     assignment_var,
+    check_model,
     check_pairwise,
     check_problem,
     declare_epsilon_check,
@@ -184,7 +185,13 @@ def abstract_lagrangian_model(*, base: str = "kmedoids", relax: bool = True,
     """The Lagrangian (10) as an AbstractModel, for the ``pyomo`` command and ``.dat`` data.
 
     The data are those of :func:`ccopt.models.kmedoids.abstract_kmedoids_model` plus,
-    optionally, the multipliers ``eta``, ``lam``, ``gamma`` (default 0, must be ``<= 0``);
+    optionally, the multipliers ``eta``, ``lam``, ``gamma`` (default 0, must be ``<= 0``),
+    indexed by constraint position and cluster (medoid), without brackets::
+
+        param eta := 0 3 -0.25 ;      # cannot-link 0, medoid 3
+        param lam := 1 6 -0.5 ;       # must-link 1, medoid 6: multiplies eps + z[u,6] - z[v,6]
+        param gamma := 1 2 -0.5 ;     # must-link 1, medoid 2: multiplies eps + z[v,2] - z[u,2]
+
     ``epsilon`` must lie in ]0, 1[ (default 0.5), for (10) to be the paper's relaxation.
     Creating an instance checks the data as the k-medoids abstract model does, and
     ``epsilon``.
@@ -258,6 +265,7 @@ def set_multipliers(model, eta=None, lam=None, gamma=None) -> None:
         ``model`` not a Lagrangian model; a wrong shape, a non-finite value, or a positive
         multiplier (they must be ``<= 0``). Nothing is changed then.
     """
+    check_model(model)
     if model.component("eta") is None:
         raise InvalidParameterError("The model has no multipliers; build it with build_lagrangian_model.")
     n_clusters = len(assignment_var(model)[1])
@@ -297,8 +305,9 @@ def lagrangian_subgradients(model, x=None) -> tuple[np.ndarray, np.ndarray, np.n
     Raises
     ------
     InvalidParameterError
-        ``x`` of the wrong shape.
+        ``model`` not a ccopt model, or ``x`` of the wrong shape.
     """
+    check_model(model)
     if x is None:
         x = assignment_matrix(model)
     x = np.asarray(x, dtype=np.float64)

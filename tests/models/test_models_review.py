@@ -8,6 +8,7 @@ flags refuse non-bools. F: HighsKMedoids(lagrangian=True)'s epsilon hint. G: doc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +27,14 @@ from ccopt.models import (
     abstract_kmedoids_model,
     abstract_lagrangian_model,
     abstract_mssc_model,
+    assignment_matrix,
     build_kmedoids_model,
     build_lagrangian_model,
     build_mssc_model,
+    kmedoids_labels,
+    lagrangian_subgradients,
+    mssc_labels,
+    read_pairwise_duals,
     set_multipliers,
 )
 from ccopt.models.bh_assignment import BHAssignmentProgram, build_bh_assignment_model
@@ -213,3 +219,46 @@ def test_highs_lagrangian_epsilon_error_hints_at_lagrangian_false():
     with pytest.raises(InvalidParameterError, match=r"got 0\.0; lagrangian=True relaxes") as info:
         HighsKMedoids(problem(), lagrangian=True, epsilon=0)
     assert "lagrangian=False, pairwise='exact'" in str(info.value)
+
+
+# ----------------------------------------------------------------------------- G: docstrings
+
+
+def test_lagrangian_docstring_dat_multipliers_load(tmp_path):
+    lines = [line.split("#")[0].strip() for line in abstract_lagrangian_model.__doc__.splitlines()
+             if line.strip().startswith("param ")]
+    assert len(lines) == 3
+    path = tmp_path / "multipliers.dat"
+    path.write_text(TINY.read_text() + "\n".join(lines) + "\n")
+    instance = abstract_lagrangian_model().create_instance(str(path))
+    for line in lines:
+        name, c, q, value = re.fullmatch(r"param (\w+) := (\d+) (\d+) (\S+) ;", line).groups()
+        assert pyo.value(instance.component(name)[int(c), int(q)]) == float(value)
+
+
+def test_read_pairwise_duals_docstring_does_not_promise_mssc():
+    first_line = read_pairwise_duals.__doc__.splitlines()[0]
+    assert "k-medoids" in first_line and "MSSC" not in first_line
+    m = build_mssc_model(problem(), relax=True)
+    with pytest.raises(InvalidParameterError, match="not LPs"):
+        read_pairwise_duals(m)
+
+
+# ----------------------------------------------------------------------------- H: readers
+
+
+def test_label_readers_name_the_other_reader():
+    p = problem()
+    with pytest.raises(InvalidParameterError, match=r"got an MSSC model.*mssc_labels"):
+        kmedoids_labels(build_mssc_model(p))
+    with pytest.raises(InvalidParameterError, match=r"got a k-medoids model.*kmedoids_labels"):
+        mssc_labels(build_kmedoids_model(p))
+
+
+@pytest.mark.parametrize("reader", [kmedoids_labels, mssc_labels, read_pairwise_duals,
+                                    assignment_matrix, set_multipliers, lagrangian_subgradients])
+@pytest.mark.parametrize("model", [{}, None])
+def test_readers_refuse_a_non_model(reader, model):
+    with pytest.raises(InvalidParameterError,
+                       match=rf"Expected a Pyomo model built by ccopt\.models, got {type(model).__name__}"):
+        reader(model)
