@@ -224,8 +224,13 @@ def test_highs_lagrangian_epsilon_error_hints_at_lagrangian_false():
 # ----------------------------------------------------------------------------- G: docstrings
 
 
-def test_lagrangian_docstring_dat_multipliers_load(tmp_path):
-    lines = [line.split("#")[0].strip() for line in abstract_lagrangian_model.__doc__.splitlines()
+_COMMAND_FILE = Path(__file__).resolve().parents[2] / "models" / "lagrangian.py"
+
+
+@pytest.mark.parametrize("doc", [abstract_lagrangian_model.__doc__, _COMMAND_FILE.read_text()],
+                         ids=["abstract_lagrangian_model", "models/lagrangian.py"])
+def test_lagrangian_docstring_dat_multipliers_load(tmp_path, doc):
+    lines = [line.split("#")[0].strip() for line in doc.splitlines()
              if line.strip().startswith("param ")]
     assert len(lines) == 3
     path = tmp_path / "multipliers.dat"
