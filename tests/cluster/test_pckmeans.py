@@ -44,6 +44,8 @@ def soft_instances(draw):
     return X, k, cons, weight, seed
 
 
+# Some drawn starts leave a cluster empty (ConvergenceWarning); the objective must hold either way.
+@pytest.mark.filterwarnings("ignore::ccopt.exceptions.ConvergenceWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(soft_instances())
 def test_objective_never_increases_and_is_reported_exactly(instance):
