@@ -219,6 +219,25 @@ def _big_m(dist: np.ndarray) -> float:
     return largest if largest > 0 else 1.0
 
 
+def _check_penalty_total(problem: ClusteringProblem, big_m: float, penalty: float) -> None:
+    """Refuse penalties whose total ``M * penalty * sum(soft weights)`` overflows float64.
+
+    An infinite violation cost silently made a soft constraint hard (numpy's overflow warning
+    was the only sign), where PCKMeans and PCS refuse the same penalties.
+    """
+    if penalty == 0.0:
+        return
+    cons = problem.constraints
+    with np.errstate(over="ignore"):
+        total = float(np.sum(cons.weights[~cons.hard])) * penalty * big_m
+    if not np.isfinite(2.0 * total):
+        raise InvalidParameterError(
+            f"The constraint penalties overflow float64: penalty={penalty:g} times M={big_m:g} (the largest "
+            f"object-centre distance) times the total weight {float(np.sum(cons.weights[~cons.hard])):g} of the "
+            "soft constraints. Use a smaller penalty, rescale the constraint weights, or mark the constraints hard."
+        )
+
+
 def _check_centers(centers, k: int, d: int) -> np.ndarray:
     try:
         arr = np.asarray(centers, dtype=np.float64)
@@ -841,7 +860,10 @@ class BHAssignmentProgram:
 
     @penalty.setter
     def penalty(self, value: float) -> None:
-        self._penalty = check_nonnegative(value, "penalty")
+        value = check_nonnegative(value, "penalty")
+        if self._state is not None:
+            _check_penalty_total(self.problem, self._state[1], value)
+        self._penalty = value
         self._version += 1
 
     def set_centers(self, centers) -> None:
@@ -854,7 +876,9 @@ class BHAssignmentProgram:
         plan, problem = self.plan, self.problem
         centers = _check_centers(centers, plan.n_clusters, problem.n_features)
         dist = euclidean_distances(problem.X, centers)
-        self._state = (dist, _big_m(dist), plan.unit_distances(dist))
+        big_m = _big_m(dist)
+        _check_penalty_total(problem, big_m, self._penalty)
+        self._state = (dist, big_m, plan.unit_distances(dist))
         self._version += 1
 
     def _push_full(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

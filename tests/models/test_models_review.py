@@ -9,13 +9,14 @@ flags refuse non-bools. F: HighsKMedoids(lagrangian=True)'s epsilon hint. G: doc
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
 import pytest
 
-from ccopt import ClusteringProblem
+from ccopt import ClusteringProblem, Constraints
 from ccopt.exceptions import (
     ConflictingConstraintError,
     InvalidConstraintError,
@@ -267,3 +268,24 @@ def test_readers_refuse_a_non_model(reader, model):
     with pytest.raises(InvalidParameterError,
                        match=rf"Expected a Pyomo model built by ccopt\.models, got {type(model).__name__}"):
         reader(model)
+
+
+# ----------------------------------------------------------------------------- penalties that overflow
+
+
+def test_bh_penalties_that_overflow_are_refused_not_made_hard():
+    # penalty * weight * M overflowed to inf: a numpy RuntimeWarning, then the soft constraint
+    # acted as a hard one. PCKMeans and PCS refuse such penalties; BH-kmeans now does too.
+    from ccopt import BHKMeans
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    cons = Constraints.from_pairs(ml=[(0, 1)], ml_weights=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(InvalidParameterError, match=r"penalties overflow float64: penalty=1e\+300 times M="):
+            BHKMeans(3, penalty=1e300, random_state=0).fit(X, constraints=cons)
+    program = BHAssignmentProgram(ClusteringProblem.create(X, 3, constraints=cons, require_closure=False),
+                                  centers=X[:3], penalty=1.0)
+    with pytest.raises(InvalidParameterError, match="penalties overflow float64"):
+        program.penalty = 1e300
+    assert program.penalty == 1.0
