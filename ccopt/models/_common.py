@@ -65,6 +65,7 @@ __all__ = [
     "declare_size_rows",
     "distance_matrix",
     "matrix_initializer",
+    "refuse_proven_infeasible",
 ]
 
 #: How the pairwise constraints enter a model: the epsilon rows (3')(4')(4''), the exact
@@ -80,6 +81,25 @@ def check_problem(problem) -> ClusteringProblem:
             "ClusteringProblem.create(X, n_clusters, ml=..., cl=...)."
         )
     return problem
+
+
+def refuse_proven_infeasible(problem: ClusteringProblem) -> None:
+    """Raise before building an integer program that the constraints provably make infeasible.
+
+    The solver would only say "infeasible" (a bare SolverError); a cannot-link clique of
+    k + 1 objects or must-link components, or a cannot-link inside a must-link chain, is
+    named here with its certificate.
+
+    Raises
+    ------
+    InfeasibleConstraintsError
+        :func:`~ccopt.constraints.check_feasibility` proves that no labelling into
+        ``problem.n_clusters`` clusters satisfies the constraints.
+    """
+    from ccopt.constraints import check_feasibility
+
+    check_feasibility(problem.constraints, problem.n_clusters,
+                      max_cluster_size=problem.max_size).raise_if_infeasible()
 
 
 #: What the error on ``epsilon`` suggests to the callers that take ``pairwise``.

@@ -68,6 +68,7 @@ from ccopt.models._common import (
     declare_size_rows,
     distance_matrix,
     matrix_initializer,
+    refuse_proven_infeasible,
 )
 from ccopt.problem import ClusteringProblem
 
@@ -170,6 +171,11 @@ def build_kmedoids_model(problem: ClusteringProblem, *, pairwise: str = "epsilon
 
     Raises
     ------
+    InfeasibleConstraintsError
+        The integer program (``relax=False``) would be infeasible, as
+        :func:`~ccopt.constraints.check_feasibility` proves (a cannot-link clique of k + 1
+        objects or must-link groups, a cannot-link inside a must-link chain); the certificate
+        is on the exception.
     InvalidParameterError
         Unknown ``pairwise``, ``epsilon`` outside ]0, 1[, ``problem`` not a
         :class:`ClusteringProblem`, ``relax`` not a bool.
@@ -191,7 +197,10 @@ def build_kmedoids_model(problem: ClusteringProblem, *, pairwise: str = "epsilon
     (4, 16)
     """
     data = ModelData.from_problem(problem, pairwise, epsilon)
-    return build_from_data(data, check_bool(relax, "relax"), distances)
+    relax = check_bool(relax, "relax")
+    if not relax:
+        refuse_proven_infeasible(problem)
+    return build_from_data(data, relax, distances)
 
 
 def build_from_data(data: ModelData, relax: bool, distances) -> pyo.ConcreteModel:

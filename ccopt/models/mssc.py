@@ -70,6 +70,7 @@ from ccopt.models._common import (
     declare_size_rows,
     distance_matrix,
     matrix_initializer,
+    refuse_proven_infeasible,
 )
 from ccopt.problem import ClusteringProblem
 
@@ -178,6 +179,11 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
 
     Raises
     ------
+    InfeasibleConstraintsError
+        The integer program (``relax=False``) would be infeasible, as
+        :func:`~ccopt.constraints.check_feasibility` proves (a cannot-link clique of k + 1
+        objects or must-link groups, a cannot-link inside a must-link chain); the certificate
+        is on the exception.
     InvalidParameterError
         Unknown ``form`` or ``pairwise``, ``epsilon`` outside ]0, 1[, ``relax`` or
         ``symmetry_breaking`` not a bool.
@@ -196,8 +202,10 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
     """
     check_choice(form, "form", MSSC_FORMS)
     data = ModelData.from_problem(problem, pairwise, epsilon)
-    return build_from_data(data, form, check_bool(relax, "relax"),
-                           check_bool(symmetry_breaking, "symmetry_breaking"))
+    relax = check_bool(relax, "relax")
+    if not relax:
+        refuse_proven_infeasible(problem)
+    return build_from_data(data, form, relax, check_bool(symmetry_breaking, "symmetry_breaking"))
 
 
 def build_from_data(data: ModelData, form: str, relax: bool,

@@ -19,6 +19,7 @@ import pytest
 from ccopt import ClusteringProblem, Constraints
 from ccopt.exceptions import (
     ConflictingConstraintError,
+    InfeasibleConstraintsError,
     InvalidConstraintError,
     InvalidDataError,
     InvalidParameterError,
@@ -289,3 +290,18 @@ def test_bh_penalties_that_overflow_are_refused_not_made_hard():
     with pytest.raises(InvalidParameterError, match="penalties overflow float64"):
         program.penalty = 1e300
     assert program.penalty == 1.0
+
+
+# ----------------------------------------------------------------------------- infeasible integer programs
+
+
+@pytest.mark.parametrize("build", [build_kmedoids_model, build_mssc_model])
+def test_integer_programs_that_the_constraints_make_infeasible_are_refused_with_the_certificate(build):
+    # The solver said only "infeasible" (a bare SolverError) for a cannot-link clique of k + 1.
+    X = np.array([[0.0, 0], [0.1, 0], [5, 5], [5.1, 5], [10, 0], [10.2, 0]])
+    clique = ClusteringProblem.create(X, 2, cl=[(0, 2), (2, 4), (0, 4)])
+    with pytest.raises(InfeasibleConstraintsError, match=r"3 objects need 3 clusters, only 2 allowed") as caught:
+        build(clique)
+    assert caught.value.certificate == [0, 2, 4]
+    build(clique, relax=True)  # the epsilon-row relaxation stays feasible
+    build(ClusteringProblem.create(X, 3, cl=[(0, 2), (2, 4), (0, 4)]))
