@@ -669,6 +669,14 @@ def _check_given_once(name: str, options: SolverOptions) -> None:
             )
 
 
+def _check_bound_directions(lower: np.ndarray, upper: np.ndarray, kind: str, positions: np.ndarray) -> None:
+    """Refuse a lower bound of +inf or an upper bound of -inf: no value satisfies it."""
+    bad = np.flatnonzero(np.isposinf(lower) | np.isneginf(upper))
+    if bad.size:
+        raise InvalidDataError(f"a {kind} lower bound of +inf or upper bound of -inf leaves no value "
+                               f"({kind} {int(positions[bad[0]])}).")
+
+
 def _options_type_message(options) -> str:
     return (f"options must be a SolverOptions, e.g. SolverOptions(time_limit=10, extra={{...}}), "
             f"got {type(options).__name__}.")
@@ -730,6 +738,9 @@ class HighsMatrixSolver:
         row_upper = self._vector(row_upper, n_rows, "row_upper")
         col_lower = self._vector(col_lower, n_cols, "col_lower")
         col_upper = self._vector(col_upper, n_cols, "col_upper")
+        # HiGHS said only "passModel failed".
+        _check_bound_directions(row_lower, row_upper, "row", np.arange(n_rows))
+        _check_bound_directions(col_lower, col_upper, "column", np.arange(n_cols))
         integer = (np.zeros(n_cols, dtype=bool) if integrality is None
                    else np.asarray(integrality, dtype=bool).reshape(-1))
         if integer.shape[0] != n_cols:
@@ -915,8 +926,7 @@ class HighsMatrixSolver:
             raise InvalidDataError(f"{kind} position {int(values[counts > 1][0])} is given twice.")
         lower = self._vector(np.broadcast_to(lower, positions.shape), positions.shape[0], "lower")
         upper = self._vector(np.broadcast_to(upper, positions.shape), positions.shape[0], "upper")
-        if np.isposinf(lower).any() or np.isneginf(upper).any():
-            raise InvalidDataError(f"a {kind} lower bound of +inf or upper bound of -inf leaves no value.")
+        _check_bound_directions(lower, upper, kind, positions)
         return positions.shape[0], positions.astype(np.int32), lower, upper
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:

@@ -255,6 +255,16 @@ def test_a_nan_coefficient_is_refused_not_dropped():
         solve(m, "highs_matrix")
 
 
+@pytest.mark.parametrize(("bounds", "message"), [
+    (([np.inf], [np.inf], [0, 0], [1, 1]), r"a row lower bound of \+inf .* \(row 0\)"),
+    (([1], [np.inf], [0, 0], [1, -np.inf]), r"a column lower bound of \+inf or upper bound of -inf .* \(column 1\)"),
+])
+def test_bounds_that_leave_no_value_are_named_when_the_program_is_passed(bounds, message):
+    # HiGHS said only "passModel failed"; set_row_bounds already named the problem.
+    with pytest.raises(InvalidDataError, match=message):
+        HighsMatrixSolver([1, 2], [[1, 1]], *bounds)
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: PersistentSolver(knapsack(), "appsi_highs", {"time_limit": 1}), "options must be a SolverOptions"),
     (lambda: HighsMatrixSolver([1], [[1]], [0], [1], [0], [1], options={"threads": 1}), "options must be a SolverOptions"),
