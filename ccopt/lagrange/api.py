@@ -35,7 +35,7 @@ import numpy as np
 
 from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
-from ccopt._validation import check_choice, check_random_state, check_time_limit
+from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import (
     CcoptWarning,
@@ -106,12 +106,8 @@ def _truth(constraints, labels_true, erroneous, n_samples) -> np.ndarray | None:
     if labels_true is not None and erroneous is not None:
         raise InvalidParameterError("Give either labels_true or erroneous, not both.")
     if labels_true is not None:
-        labels = np.asarray(labels_true)
-        if labels.ndim != 1 or labels.shape[0] != n_samples:
-            raise InvalidParameterError(
-                f"labels_true must be 1-D with n_samples={n_samples} entries, got shape {labels.shape}."
-            )
-        return ~constraints.is_correct(labels)
+        # Checked here, under its own name: the constraints' check calls it "labels".
+        return ~constraints.is_correct(check_labels(labels_true, "labels_true", n_samples))
     if erroneous is not None:
         mask = np.asarray(erroneous)
         if mask.dtype != np.bool_ or mask.shape != (constraints.n_given,):

@@ -199,7 +199,9 @@ def test_average_scores_come_from_the_tail_of_the_run():
         ({"tau": -0.1}, "tau must lie in"),
         ({"score_from": "last"}, "Unknown score_from 'last'"),
         ({"max_iter": 0}, "max_iter must be >= 1"),
-        ({"labels_true": [0, 1]}, "labels_true must be 1-D with n_samples=45 entries, got shape \\(2,\\)"),
+        ({"labels_true": [0, 1]}, "labels_true has 2 entries, expected 45"),
+        # It was named "labels", as the constraints' check calls it.
+        ({"labels_true": [np.nan] + [0] * 44}, "labels_true contains a non-finite value at position 0"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(kwargs, message):
