@@ -396,7 +396,7 @@ def test_starting_centres_are_checked_like_data(estimator):
     ({"score_from": "worst"}, InvalidParameterError, r"Unknown score_from 'worst'"),
     ({"step_norm": "half"}, InvalidParameterError, r"Unknown step_norm 'half'"),
     ({"labels_true": [0, 1]}, InvalidParameterError, r"labels_true .*n_samples=8.*(2,)|labels_true has 2 entries"),
-    ({"labels_true": np.full(8, np.nan)}, InvalidParameterError, r"labels contains a non-finite value at position 0"),
+    ({"labels_true": np.full(8, np.nan)}, InvalidParameterError, r"labels_true contains a non-finite value at position 0"),
     ({"erroneous": [1, 0]}, InvalidParameterError, r"erroneous must be a boolean array with one entry per given constraint \(2\)"),
     ({"constraints": [(0, 1)]}, InvalidParameterError, r"constraints must be a ccopt\.Constraints object, got list"),
     ({"constraints": Constraints.empty(9)}, InvalidConstraintError, r"built for n_samples=9, but the data has 8 rows"),
