@@ -161,7 +161,9 @@ def _kind_array(kinds, m: int, row_name: Callable[[int], str]) -> np.ndarray:
     count = given.shape[0]
     if count != m:
         raise InvalidConstraintError(f"kinds must have one entry per pair ({m}), got {count}.")
-    if m and given.dtype.kind in "iu":
+    # Integral floats (1.0, -1.0, as a matrix file gives them) are the codes, as integral
+    # floats are indices in the pairs.
+    if m and given.dtype.kind in "iuf":
         bad = np.flatnonzero((given != ML) & (given != CL))
         if bad.size:
             _parse_kind(given[bad[0]].item(), row_name(int(bad[0])))  # raises, naming the row
@@ -389,17 +391,21 @@ class Constraints:
 
         name = partial(_split_row_name, n_ml)
 
-        def join(ml_values, cl_values, default, what):
+        def join(ml_values, cl_values, default, what, dtype):
             if ml_values is None and cl_values is None:
                 return None
-            return np.concatenate([_fill(ml_values, n_ml, default, f"ml_{what}"),
-                                   _fill(cl_values, n_cl, default, f"cl_{what}")])
+            # Checked per kind, so that a message names ml_weights or cl_hard, not "weights".
+            return np.concatenate([
+                _per_row(_fill(ml_values, n_ml, default, f"ml_{what}"), n_ml, f"ml_{what}", default, dtype, name),
+                _per_row(_fill(cl_values, n_cl, default, f"cl_{what}"), n_cl, f"cl_{what}", default, dtype,
+                         lambda r: name(n_ml + r)),
+            ])
 
         return cls(
             np.vstack([ml_arr, cl_arr]),
             np.concatenate([np.full(n_ml, ML), np.full(n_cl, CL)]).astype(np.int8),
-            weights=join(ml_weights, cl_weights, 1.0, "weights"),
-            hard=join(ml_hard, cl_hard, False, "hard"),
+            weights=join(ml_weights, cl_weights, 1.0, "weights", np.float64),
+            hard=join(ml_hard, cl_hard, False, "hard", np.bool_),
             n_samples=n_samples,
             _row_name=name,
         )

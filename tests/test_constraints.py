@@ -615,3 +615,22 @@ def test_float16_pairs_are_read_without_an_overflow_warning():
 def test_complex_weights_are_refused_not_cut_to_their_real_part():
     with pytest.raises(InvalidConstraintError, match="weights must be real numbers, got dtype complex128"):
         Constraints.from_pairs(ml=[(0, 1)], ml_weights=1 + 2j)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"ml_weights": "2"}, r"ml_weights must be real numbers, got dtype <U1"),
+    ({"ml_hard": "no"}, r"ml_hard must be booleans"),
+    ({"cl_weights": [1, -1]}, r"cl_weights must be finite and >= 0; bad values in cl\[1\] = -1\.0"),
+    ({"cl_hard": [0, 2]}, r"cl_hard must be booleans"),
+])
+def test_from_pairs_names_the_per_kind_argument_that_is_wrong(given, message):
+    # The messages said "weights" or "hard", names from_pairs does not take.
+    with pytest.raises(InvalidConstraintError, match=message):
+        Constraints.from_pairs(ml=[(0, 1)], cl=[(1, 2), (2, 3)], **given)
+
+
+def test_kinds_given_as_integral_floats_are_the_codes():
+    # Integral floats were accepted as indices but refused as kinds ("Unknown constraint kind 1.0").
+    assert Constraints([(0, 1), (1, 2)], [1.0, -1.0]).kinds.tolist() == [ML, CL]
+    with pytest.raises(InvalidConstraintError, match=r"Unknown constraint kind 0\.5 in row 1"):
+        Constraints([(0, 1), (1, 2)], [1.0, 0.5])
