@@ -53,6 +53,12 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
         raise InvalidDataError(
             f"{name} is a sparse matrix ({type(X).__name__}); the algorithms work on dense data: "
             f"pass {name}.toarray().")
+    if isinstance(X, np.ma.MaskedArray) and np.ma.count_masked(X):
+        # np.asarray would hand over the hidden values under the mask as if they were data.
+        first = np.argwhere(np.ma.getmaskarray(X))[0].tolist()
+        raise InvalidDataError(
+            f"{name} is a masked array with {np.ma.count_masked(X)} masked entries (the first at "
+            f"position {first}); fill them ({name}.filled(...)) or drop those rows first.")
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like

@@ -141,3 +141,12 @@ def test_constant_or_single_point_data_do_not_warn_about_the_origin():
         warnings.simplefilter("error")
         warn_far_from_origin(np.full((5, 2), 1e9))  # no spread: every distance is 0 anyway
         warn_far_from_origin(np.array([[1e9, 1e9]]))
+
+
+def test_a_masked_array_with_masked_entries_is_refused_and_one_without_is_data():
+    # The values under the mask were clustered as data, while NaN is refused.
+    X = np.ma.masked_array(np.arange(12.0).reshape(6, 2), mask=np.zeros((6, 2), dtype=bool))
+    assert check_data(X).tolist() == np.arange(12.0).reshape(6, 2).tolist()
+    X.mask[3, 1] = True
+    with pytest.raises(InvalidDataError, match=r"X is a masked array with 1 masked entries \(the first at position \[3, 1\]\)"):
+        check_data(X)
