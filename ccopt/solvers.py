@@ -440,6 +440,24 @@ def check_solver_options(solver: str, options: dict | None) -> None:
 
     For callers that may finish without building a solver (BH-kmeans solves small programs
     by enumeration), so that a misspelt option is reported whatever the instance.
+
+    Parameters
+    ----------
+    solver : str
+        A solver name (see the module docstring), resolved as :func:`check_solver` does
+        (``"scip"`` may become ``"scip_direct"``). Only ``appsi_highs``, ``highs`` and
+        ``highs_matrix`` have their options checked; the solver's availability is not.
+    options : dict or None
+        Solver-specific options, as ``SolverOptions.extra`` or the ``options`` of
+        :func:`solve`. ``None`` or an empty dict checks nothing.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``solver`` is not a non-empty string, or HiGHS refuses an option of ``options``
+        (unknown name, or a value of the wrong type or range).
+    SolverNotAvailableError
+        If ``options`` is non-empty for a HiGHS route and highspy is not installed.
     """
     name = _resolve_name(solver)
     if options and (name in _HIGHS_NAMES or name == MATRIX_SOLVER):
@@ -493,10 +511,24 @@ def _factory(name: str):
 def check_solver(solver: str = DEFAULT_SOLVER) -> str:
     """Return the name that ``solver`` resolves to, or raise if it cannot run here.
 
+    Parameters
+    ----------
+    solver : str, default="appsi_highs"
+        A solver name (see the module docstring).
+
+    Returns
+    -------
+    str
+        The name used for the solve: ``solver`` itself, except ``"scip"``, which resolves
+        to ``"scip_direct"`` when no ``scip`` executable is on the PATH.
+
     Raises
     ------
+    InvalidParameterError
+        If ``solver`` is not a non-empty string.
     SolverNotAvailableError
-        With the package or binary to install.
+        If Pyomo knows no solver of that name (the message lists common names), or the
+        solver is not installed or not usable here (the message says what to install).
     """
     name = _resolve_name(solver)
     _factory(name)
@@ -505,7 +537,26 @@ def check_solver(solver: str = DEFAULT_SOLVER) -> str:
 
 def available_solvers(candidates=("appsi_highs", "highs", MATRIX_SOLVER, "scip_direct", "cbc", "glpk",
                                   "gurobi", "cplex")) -> list[str]:
-    """The names among ``candidates`` that can run on this machine."""
+    """The names among ``candidates`` that can run on this machine.
+
+    Parameters
+    ----------
+    candidates : iterable of str, optional
+        Solver names to try with :func:`check_solver`; default ``("appsi_highs", "highs",
+        "highs_matrix", "scip_direct", "cbc", "glpk", "gurobi", "cplex")``. A name that is
+        unknown or not installed is left out.
+
+    Returns
+    -------
+    list of str
+        The usable candidates as given (not resolved: ``"scip"`` stays ``"scip"``), in
+        their order.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a candidate is not a non-empty string.
+    """
     found = []
     for name in candidates:
         try:
@@ -804,7 +855,23 @@ class HighsMatrixSolver:
         return arr
 
     def set_costs(self, cost, offset: float | None = None) -> None:
-        """Replace the whole cost vector (one ``changeColsCost`` call) and optionally the offset."""
+        """Replace the whole cost vector (one ``changeColsCost`` call) and optionally the offset.
+
+        The last solution is dropped (:attr:`col_value` and the other readers raise until
+        the next :meth:`solve`).
+
+        Parameters
+        ----------
+        cost : array-like of float, shape (n_cols,)
+            The new cost of every column.
+        offset : float, optional
+            The new constant of the objective; ``None`` keeps the current one.
+
+        Raises
+        ------
+        InvalidDataError
+            If ``cost`` does not have ``n_cols`` entries or contains NaN.
+        """
         cost = self._vector(cost, self.n_cols, "cost")
         self._h.changeColsCost(self.n_cols, self._indices, cost)
         self._cost = cost
@@ -816,16 +883,40 @@ class HighsMatrixSolver:
     def set_row_bounds(self, rows, lower, upper) -> None:
         """Change the bounds of the rows at positions ``rows``.
 
+        The last solution is dropped (the readers raise until the next :meth:`solve`). A
+        lower bound above the upper one is accepted: the program is then infeasible.
+
+        Parameters
+        ----------
+        rows : int or array-like of int, shape (n_changed,)
+            Row positions, each in ``[0, n_rows)`` and given once.
+        lower, upper : float or array-like of float, shape (n_changed,)
+            New bounds of ``A x`` on those rows, a scalar applying to every one;
+            ``-inf``/``inf`` for a missing side.
+
         Raises
         ------
         InvalidDataError
             A position outside ``[0, n_rows)`` or given twice, a NaN bound, a lower bound of
             ``+inf`` or an upper bound of ``-inf``.
+        SolverError
+            If HiGHS refuses the new bounds (the program is then unchanged).
         """
         self._set_bounds("row", rows, lower, upper)
 
     def set_col_bounds(self, cols, lower, upper) -> None:
-        """Change the bounds of the columns at positions ``cols`` (raises as :meth:`set_row_bounds`)."""
+        """Change the bounds of the columns at positions ``cols`` (raises as :meth:`set_row_bounds`).
+
+        The last solution is dropped (the readers raise until the next :meth:`solve`).
+
+        Parameters
+        ----------
+        cols : int or array-like of int, shape (n_changed,)
+            Column positions, each in ``[0, n_cols)`` and given once.
+        lower, upper : float or array-like of float, shape (n_changed,)
+            New bounds of those columns, a scalar applying to every one; ``-inf``/``inf``
+            for a missing side. Equal bounds fix a column.
+        """
         self._set_bounds("column", cols, lower, upper)
 
     def _set_bounds(self, kind: str, positions, lower, upper) -> None:
@@ -842,7 +933,19 @@ class HighsMatrixSolver:
         self._solution = None
 
     def col_bounds(self, cols) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the lower and upper bounds of the columns at positions ``cols``."""
+        """Copies of the lower and upper bounds of the columns at positions ``cols``.
+
+        Parameters
+        ----------
+        cols : int or array-like of int
+            Column positions. They are not checked: numpy indexing applies (a negative
+            position counts from the end, one ``>= n_cols`` raises ``IndexError``).
+
+        Returns
+        -------
+        lower, upper : ndarray of float64, shape (n_given,)
+            The bounds as the program holds them now (``-inf``/``inf`` for a missing side).
+        """
         cols = np.asarray(cols, dtype=np.int64).reshape(-1)
         return self._col_lower[cols].copy(), self._col_upper[cols].copy()
 
@@ -1443,6 +1546,36 @@ class PersistentSolver:
         :meth:`values`) instead of writing every variable of the model: on BH-kmeans' Letter
         program in Pyomo (254,000 variables) that writing, and reading the values back, took
         longer than HiGHS. The other interfaces load the model either way.
+
+        Parameters
+        ----------
+        time_limit : float, optional
+            Seconds for this solve; default the ``time_limit`` of the constructor's
+            ``options``. ``inf`` means no limit for this solve. With ``highs_matrix``,
+            compiling or updating the matrices counts against it.
+        require_solution : bool, default=True
+            Raise :class:`~ccopt.exceptions.SolverError` when no solution could be loaded
+            (infeasible model, time limit before any incumbent).
+        load : bool, default=True
+            ``highs_matrix`` only: write the solution's values (and the row duals, if the
+            model has a ``dual`` Suffix) into the model. With False the model's variables
+            and ``dual`` Suffix are left as they were (stale after an earlier solve), and
+            :meth:`values` reads the solution. A solve without a solution clears the
+            model's values and duals either way.
+
+        Returns
+        -------
+        SolveResult
+
+        Raises
+        ------
+        SolverError
+            The solver failed, returned no solution and ``require_solution`` is True, or
+            the model has a ``dual`` Suffix and integer variables (duals exist only for LPs).
+        InvalidParameterError
+            A bad ``time_limit``.
+        KeyboardInterrupt
+            With HiGHS, when Ctrl-C stopped the run (HiGHS is stopped cleanly first).
         """
         time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         if self.name in _HIGHS_NAMES:  # Pyomo's HiGHS interfaces; highs_matrix sizes its own runs
@@ -1493,6 +1626,23 @@ class PersistentSolver:
         Read from HiGHS's solution with ``highs_matrix`` (whether or not it was loaded), from
         the variables otherwise; a variable without a value (or, with ``highs_matrix``, in
         no row and not in the objective) gives NaN.
+
+        Parameters
+        ----------
+        variables : sequence of pyomo variables
+            Variables (``VarData``) of the model, e.g. ``list(model.x.values())``; a
+            sequence with a length, not a generator. With ``highs_matrix`` the column
+            positions of a tuple are kept, so passing the same tuple again is cheaper.
+
+        Returns
+        -------
+        ndarray of float64, shape (len(variables),)
+
+        Raises
+        ------
+        SolverError
+            With ``highs_matrix``, when the last solve found no solution (the other solvers
+            give NaN then: the model's values were cleared).
         """
         if self.name == MATRIX_SOLVER and self._compiled is not None:
             return self._compiled.values(variables)

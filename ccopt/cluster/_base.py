@@ -195,7 +195,28 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         _warn_empty_clusters(type(self).__name__, problem, labels)
 
     def fit_predict(self, X, y=None, *, ml=None, cl=None, constraints=None) -> np.ndarray:
-        """Fit and return ``labels_``."""
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None or array-like of shape (n_samples,)
+            Ignored, as in :meth:`fit` (anything else is refused).
+        ml, cl : array-like of int, shape (m, 2), optional
+            Must-link and cannot-link pairs (0-based object indices).
+        constraints : Constraints, optional
+            Alternative to ``ml``/``cl``.
+
+        Returns
+        -------
+        labels : ndarray of int64, shape (n_samples,)
+            The fitted ``labels_``.
+
+        Warns
+        -----
+        ConvergenceWarning, CcoptWarning
+            As :meth:`fit`.
+        """
         return self.fit(X, y, ml=ml, cl=cl, constraints=constraints).labels_
 
     def predict(self, X) -> np.ndarray:

@@ -417,7 +417,20 @@ class BHAssignmentPlan:
         return self.min_size is not None or self.max_size is not None
 
     def unit_distances(self, dist: np.ndarray) -> np.ndarray:
-        """Cost ``d_uj`` of every unit: the summed distances of its objects, shape (n_units, k)."""
+        """Cost ``d_uj`` of every unit: the summed distances of its objects, shape (n_units, k).
+
+        Parameters
+        ----------
+        dist : ndarray of float64, shape (n_samples, n_clusters)
+            Distance of every object to every centre (:func:`euclidean_distances`); not
+            checked.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_units, n_clusters)
+            Row ``u`` sums the rows of ``dist`` of the objects of unit ``u``. When every
+            unit is one object, ``dist`` itself (not a copy).
+        """
         if self.n_units == self.unit.shape[0]:
             return dist
         return np.asarray(membership(self.unit, self.n_units) @ dist)

@@ -82,6 +82,29 @@ class PairwiseDuals:
     def from_row_duals(cls, eta, lam, gamma, ml_indices, cl_indices) -> PairwiseDuals:
         """Check the signs of raw row duals, clip round-off above 0, and wrap them.
 
+        A positive dual no larger than ``1e-6 * max(1, max |dual|)`` of its array is taken
+        for round-off and set to 0. Shapes and the alignment of the index arrays with the
+        multipliers are not checked here.
+
+        Parameters
+        ----------
+        eta : array-like of float, shape (n_cl, K)
+            Row duals of ``cl_rows``: row ``c`` the ``c``-th cannot-link, column ``q`` a
+            cluster (a candidate medoid in the k-medoids model).
+        lam : array-like of float, shape (n_ml, K)
+            Row duals of ``ml_rows_bwd`` (4'').
+        gamma : array-like of float, shape (n_ml, K)
+            Row duals of ``ml_rows_fwd`` (4').
+        ml_indices : array-like of int, shape (n_ml,)
+            Position of each must-link in the constraints' order.
+        cl_indices : array-like of int, shape (n_cl,)
+            Position of each cannot-link in the constraints' order.
+
+        Returns
+        -------
+        PairwiseDuals
+            The multipliers as float64 arrays, all ``<= 0``, and the indices as int64.
+
         Raises
         ------
         SolverError

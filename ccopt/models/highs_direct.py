@@ -250,7 +250,31 @@ class HighsKMedoids:
         return self.problem.n_samples
 
     def solve(self, *, time_limit: float | None = None, require_solution: bool = True) -> SolveResult:
-        """Solve the program as it is now (see :meth:`HighsMatrixSolver.solve`)."""
+        """Solve the program as it is now (see :meth:`HighsMatrixSolver.solve`).
+
+        Parameters
+        ----------
+        time_limit : float, optional
+            Seconds for this solve; default the ``time_limit`` of the constructor's
+            ``options``. ``inf`` means no limit for this solve.
+        require_solution : bool, default=True
+            Raise :class:`~ccopt.exceptions.SolverError` when no solution was found.
+
+        Returns
+        -------
+        SolveResult
+            With ``solver="highs_direct"``. The solution is then read with
+            :meth:`assignment`, :meth:`labels` and :meth:`pairwise_duals`.
+
+        Raises
+        ------
+        InvalidParameterError
+            A bad ``time_limit``.
+        SolverError
+            No solution was found and ``require_solution`` is True.
+        KeyboardInterrupt
+            When Ctrl-C stopped the run (HiGHS is stopped cleanly first).
+        """
         return self.solver.solve(time_limit=time_limit, require_solution=require_solution)
 
     def assignment(self) -> np.ndarray:

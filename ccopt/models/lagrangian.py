@@ -148,6 +148,23 @@ def declare_lagrangian(m) -> None:
     Declares ``eta``, ``lam``, ``gamma`` (mutable, 0 unless data say otherwise) and
     ``penalty``, and replaces ``objective`` by ``cost + penalty``. Works on a concrete model
     and on an abstract one (``models/lagrangian.py``, multipliers from the ``.dat`` file).
+
+    Parameters
+    ----------
+    m : pyomo.environ.ConcreteModel or AbstractModel
+        Modified in place. It must hold the data components of
+        :func:`ccopt.models._common.declare_data` (``CL``, ``ML``, ``cl_u``, ``cl_v``,
+        ``ml_u``, ``ml_v``, ``epsilon``) and a program declared by
+        :func:`~ccopt.models.kmedoids.declare_kmedoids` or
+        :func:`~ccopt.models.mssc.declare_mssc` with ``pairwise_rows=False``: the
+        assignment ``z`` over ``J`` or ``x`` over ``C``, the Expression ``cost`` and the
+        ``objective``. Its pairwise rows are not looked for: declared anyway, they would
+        stay in the model next to their penalty.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``m`` is not a Pyomo model or has neither ``z`` over ``J`` nor ``x`` over ``C``.
     """
     clusters = assignment_var(m)[1]
     m.eta = pyo.Param(m.CL, clusters, mutable=True, initialize=0.0, within=pyo.NonPositiveReals)
@@ -227,7 +244,28 @@ def abstract_lagrangian_model(*, base: str = "kmedoids", relax: bool = True,
 
 
 def check_multipliers(values, shape: tuple[int, int], name: str) -> np.ndarray:
-    """Return ``values`` as a finite, non-positive float array of ``shape``, or raise."""
+    """Return ``values`` as a finite, non-positive float array of ``shape``, or raise.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The multipliers of one family.
+    shape : tuple of int
+        The shape they must have: ``(n_constraints, n_clusters)`` of the family.
+    name : str
+        The family's name (``"eta"``, ``"lam"`` or ``"gamma"``), used in the messages.
+
+    Returns
+    -------
+    ndarray of float64, shape ``shape``
+        ``values`` as an array (not a copy when it already is one of float64).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``values`` cannot be read as a float array, has another shape, contains NaN or
+        inf, or has a positive entry (the message names the first one).
+    """
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
