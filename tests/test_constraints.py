@@ -578,12 +578,13 @@ def test_clique_certificate_through_must_link_groups():
     assert check_feasibility(cons, 4).status == "feasible"
 
 
-def test_odd_cycle_with_two_clusters_is_unknown_not_guessed():
-    # C5 needs 3 colours but has no triangle: no cheap certificate exists either way
-    cycle = [(i, (i + 1) % 5) for i in range(5)]
-    cons = Constraints.from_pairs(cl=cycle, n_samples=5)
-    report = check_feasibility(cons, 2)
-    assert not brute_force_feasible(5, cycle, [CL] * 5, 2)
+def test_a_triangle_free_graph_needing_four_clusters_is_unknown_not_guessed():
+    # The Groetzsch graph needs 4 colours but has no triangle: with k = 3 no cheap certificate
+    # exists either way. (An odd cycle with k = 2, the earlier example, is now decided exactly.)
+    edges = [tuple(sorted(e)) for e in nx.mycielski_graph(4).edges]
+    cons = Constraints.from_pairs(cl=edges, n_samples=11)
+    report = check_feasibility(cons, 3)
+    assert not brute_force_feasible(11, edges, [CL] * len(edges), 3)
     assert report.status == "unknown" and report.feasible is None and report.labels is None
     report.raise_if_infeasible()  # unknown does not raise
 
@@ -634,3 +635,40 @@ def test_kinds_given_as_integral_floats_are_the_codes():
     assert Constraints([(0, 1), (1, 2)], [1.0, -1.0]).kinds.tolist() == [ML, CL]
     with pytest.raises(InvalidConstraintError, match=r"Unknown constraint kind 0\.5 in row 1"):
         Constraints([(0, 1), (1, 2)], [1.0, 0.5])
+
+
+def test_two_clusters_are_decided_exactly_with_an_odd_cycle_as_the_certificate():
+    # An odd cannot-link cycle with k = 2 was "unknown" (no 3-clique), so COP-kmeans reported a
+    # dead end where the impact score proved infeasibility.
+    cycle = Constraints.from_pairs(cl=[(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)], n_samples=6)
+    report = check_feasibility(cycle, 2)
+    assert report.status == "infeasible" and sorted(report.certificate) == [0, 1, 2, 3, 4]
+    certificate = report.certificate
+    closing = set(map(frozenset, zip(certificate, certificate[1:] + certificate[:1], strict=True)))
+    assert closing == {frozenset(p) for p in [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]}
+    even = Constraints.from_pairs(cl=[(0, 1), (1, 2), (2, 3), (0, 3)], ml=[(4, 5)], n_samples=6)
+    report = check_feasibility(even, 2)
+    assert report.status == "feasible" and even.satisfied(report.labels).all()
+
+
+def test_feasibility_verdicts_agree_with_enumeration_on_tiny_instances():
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, k = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+        pairs = list(itertools.combinations(range(n), 2))
+        chosen = [pairs[i] for i in rng.choice(len(pairs), size=int(rng.integers(0, min(7, len(pairs)) + 1)),
+                                               replace=False)]
+        kinds = np.where(rng.random(len(chosen)) < 0.3, ML, CL)
+        try:
+            cons = Constraints(np.array(chosen, dtype=np.int64).reshape(-1, 2), kinds, n_samples=n)
+        except InvalidConstraintError:
+            continue
+        labellings = np.array(list(itertools.product(range(k), repeat=n)))
+        full = np.array([len(set(row)) == k for row in labellings])
+        same = labellings[:, cons.pairs[:, 0]] == labellings[:, cons.pairs[:, 1]]
+        holds = np.where(cons.kinds == ML, same, ~same).all(axis=1)
+        exists = bool((full & holds).any())
+        report = check_feasibility(cons, k)
+        assert report.status != ("infeasible" if exists else "feasible")
+        if k <= 2:
+            assert report.status == ("feasible" if exists else "infeasible")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pickle
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -160,10 +161,14 @@ def test_ml_kmeans_reports_proven_infeasibility_not_a_dead_end(name, line):
 
 
 def test_ml_kmeans_dead_end_says_whether_a_labelling_exists():
-    cycle = [(i, (i + 1) % 5) for i in range(5)]  # odd cycle: not 2-colourable, no 3-clique
-    X = np.arange(10, dtype=float).reshape(-1, 1)
-    with pytest.raises(ccopt.ClusteringDeadEndError, match=r"needs 3 clusters.*is unknown\.$"):
-        _make("MLKMeans", 2).fit(X, cl=cycle)
+    # The Groetzsch graph: not 3-colourable, no 4-clique, so infeasibility is not proven.
+    edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
+    X = np.arange(22, dtype=float).reshape(-1, 1)
+    with pytest.raises(ccopt.ClusteringDeadEndError, match=r"needs 4 clusters.*is unknown\.$"):
+        _make("MLKMeans", 3).fit(X, cl=edges)
+    cycle = [(i, (i + 1) % 5) for i in range(5)]  # with k = 2 an odd cycle is a proof
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"cycle of 5 cannot-links"):
+        _make("MLKMeans", 2).fit(X[:10], cl=cycle)
     X = np.array([[0.0], [10.0], [0.2], [9.8], [5.0]])
     with pytest.raises(ccopt.ClusteringDeadEndError, match=r"dead end.*satisfiable"):
         _make("GreedyMLKMeans", 2, init=np.array([[0.0], [10.0]])).fit(X, cl=[(0, 4), (1, 4)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -267,10 +268,11 @@ def test_non_clique_cannot_links_handled_where_greedy_dead_ends():
 
 
 def test_uncolourable_general_cannot_links_raise_dead_end():
-    cycle = [(i, (i + 1) % 5) for i in range(5)]  # odd cycle: needs 3 clusters
-    X = np.arange(10, dtype=float).reshape(-1, 1)
-    with pytest.raises(ClusteringDeadEndError, match="n_clusters=2"):
-        MLKMeans(2, random_state=0, progress=False).fit(X, cl=cycle)
+    # The Groetzsch graph needs 4 clusters and has no 4-clique: infeasibility is not proven.
+    edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
+    X = np.arange(22, dtype=float).reshape(-1, 1)
+    with pytest.raises(ClusteringDeadEndError, match="n_clusters=3"):
+        MLKMeans(3, random_state=0, progress=False).fit(X, cl=edges)
 
 
 def test_same_seed_same_result():

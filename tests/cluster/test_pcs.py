@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -364,9 +365,12 @@ def test_pcs_reports_how_many_runs_hard_cannot_links_blocked():
 
 
 def test_pcs_time_limit_stops_passes_that_hard_cannot_links_all_block():
-    # An odd cycle of hard cannot-links with k = 2: every pass is blocked, so only the
-    # time limit can end the run before max_iter.
+    # Hard cannot-links of the Groetzsch graph with k = 3 (it needs 4; no proof is cheap):
+    # every pass is blocked, so only the time limit can end the run before max_iter.
     X = np.random.default_rng(0).normal(0.0, 1.0, (12, 2))
-    cons = Constraints.from_pairs([], [(i, (i + 1) % 5) for i in range(5)], n_samples=12, cl_hard=True)
-    with pytest.raises(ClusteringDeadEndError, match="before time_limit expired"):
-        _fit_pcs(X, cons, filter_refinement=False, max_iter=10**7, time_limit=0.2, random_state=0)
+    edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
+    cons = Constraints.from_pairs([], edges, n_samples=12, cl_hard=True)
+    with pytest.raises(ClusteringDeadEndError, match="before time_limit expired"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        PCS(3, sizes=[4, 4, 4], progress=False, filter_refinement=False, max_iter=10**7, time_limit=0.2,
+            random_state=0).fit(X, constraints=cons)

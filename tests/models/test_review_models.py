@@ -11,6 +11,7 @@ import math
 import time
 import tracemalloc
 
+import networkx as nx
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -131,11 +132,13 @@ def test_cbc_stopped_by_its_time_limit_says_so_with_or_without_an_incumbent():
 
 @needs_cbc
 def test_cbc_reports_no_bound_for_an_infeasible_model():
-    # A cannot-link 5-cycle needs 3 clusters: CBC proved infeasibility but handed back the
-    # bound of its last node (7.94), which no other solver reports. (An odd cycle, not a
-    # triangle: the builder refuses a (k+1)-clique before any solver sees it.)
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0], [3.0, 1.0], [6.0, 2.0]])
-    model = build_kmedoids_model(ClusteringProblem.create(X, 2, cl=[(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]))
+    # The Groetzsch graph's cannot-links need 4 clusters: CBC proved infeasibility with k = 3
+    # but handed back the bound of its last node (9.79), which no other solver reports. (A
+    # triangle-free graph: the builder refuses what check_feasibility proves, a (k+1)-clique
+    # or, for k = 2, an odd cycle, before any solver sees it.)
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
+    model = build_kmedoids_model(ClusteringProblem.create(X, 3, cl=edges))
     result = solve(model, "cbc", require_solution=False)
     assert result.status is Status.INFEASIBLE and result.bound is None
 
