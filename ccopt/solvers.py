@@ -619,7 +619,7 @@ def _forget_solution(model) -> None:
     duals) would return the earlier solve's answer as this one's. Fixed variables are data
     and keep their values.
     """
-    for var in model.component_data_objects(pyo.Var, descend_into=True):
+    for var in model.component_data_objects(pyo.Var, active=True, descend_into=True):
         if not var.fixed:
             var.set_value(None, skip_validation=True)
     suffix = _dual_suffix(model)
@@ -708,10 +708,18 @@ def _check_finite_entries(matrix, name: str) -> None:
 def _check_given_once(name: str, options: SolverOptions) -> None:
     """Refuse a limit given both as a parameter and, with another value, as the solver's option.
 
-    The option won: ``time_limit=1`` with ``extra={"time_limit": 4}`` ran for 4 s.
+    The option won: ``time_limit=1`` with ``extra={"time_limit": 4}`` ran for 4 s. HiGHS's
+    time limit is refused as an option altogether: ccopt sets it on every solve.
     """
     highs = name in _HIGHS_NAMES or name == MATRIX_SOLVER
     keys = ("time_limit", "mip_rel_gap", "threads") if highs else _LEGACY_OPTION_NAMES.get(name, (None,) * 3)
+    if highs and "time_limit" in options.extra:
+        # ccopt sets HiGHS's limit on every solve (a per-solve limit, an LP's clock), and the
+        # option overwrote it: solve(time_limit=0.5) ran for the option's 4 s.
+        raise InvalidParameterError(
+            f"Give the time limit as time_limit=, not as the {name} option 'time_limit': ccopt sets "
+            "HiGHS's limit on every solve itself."
+        )
     given = {"time_limit": options.time_limit, "mip_gap": options.mip_gap, "threads": options.threads}
     for (label, value), key in zip(given.items(), keys, strict=True):
         if value is not None and key is not None and key in options.extra and options.extra[key] != value:
@@ -1580,6 +1588,8 @@ class PersistentSolver:
         time_limit = _time_limit(time_limit) if time_limit is not None else self.options.time_limit
         if self.name in _HIGHS_NAMES:  # Pyomo's HiGHS interfaces; highs_matrix sizes its own runs
             _size_highs_scheduler(self.options.requested_threads)
+        if not self._only_params_change:
+            self._is_mip = None  # variables may have changed domain since the last solve
         if self.name != MATRIX_SOLVER and _dual_suffix(self.model) is not None and self._model_is_mip():
             # CBC returned "duals" of a MIP (zeros), and the readers took them for scores.
             raise SolverError(_MIP_DUALS_MESSAGE)

@@ -230,6 +230,29 @@ def test_a_solve_without_a_solution_leaves_no_earlier_solution_to_read(solver):
         assert len(model.dual) == 0
 
 
+def test_a_failed_solve_clears_only_the_variables_of_the_active_model():
+    m = knapsack()
+    m.unused = pyo.Var(initialize=7.0)
+    m.parked = pyo.Block()
+    m.parked.y = pyo.Var(initialize=5.0)
+    m.parked.deactivate()
+    m.impossible = pyo.Constraint(expr=sum(m.x.values()) >= 100)
+    assert solve(m, "appsi_highs", require_solution=False).status is Status.INFEASIBLE
+    assert m.x[0].value is None and m.parked.y.value == 5.0  # a deactivated block is not the model's
+
+
+def test_the_mip_check_follows_domain_changes_when_the_structure_may_change():
+    # The "is it a MIP" answer was kept from the first solve: relaxing the model and asking for
+    # duals was refused as "a MIP with a dual Suffix".
+    m = knapsack()
+    persistent = PersistentSolver(m, "appsi_highs", only_params_change=False)
+    persistent.solve()
+    for var in m.x.values():
+        var.domain = pyo.UnitInterval
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    assert persistent.solve().status is Status.OPTIMAL and len(m.dual) == len(m.cap)
+
+
 @pytest.mark.parametrize("solver", MIP_SOLVERS)
 def test_a_dual_suffix_on_a_mip_is_refused_by_every_solver(solver):
     # CBC returned zeros as the "duals" of a MIP, and read_pairwise_duals took them for scores.
@@ -270,8 +293,12 @@ def test_bounds_that_leave_no_value_are_named_when_the_program_is_passed(bounds,
     (lambda: HighsMatrixSolver([1], [[1]], [0], [1], [0], [1], options={"threads": 1}), "options must be a SolverOptions"),
     (lambda: solve(knapsack(), "appsi_highs", options=[1, 2]), "options must be a dict of solver options, got list"),
     (lambda: solve(knapsack(), "highs", tee="no"), "tee must be True or False, got 'no'"),
-    (lambda: solve(knapsack(), "appsi_highs", time_limit=1, options={"time_limit": 4}),
-     r"time_limit=1.0 and the appsi_highs option 'time_limit'=4 disagree"),
+    # HiGHS's option overwrote every per-solve limit: solve(time_limit=0.5) ran for 4 s.
+    (lambda: solve(knapsack(), "appsi_highs", options={"time_limit": 4}),
+     r"Give the time limit as time_limit=, not as the appsi_highs option 'time_limit'"),
+    (lambda: PersistentSolver(knapsack(), "highs_matrix", SolverOptions(extra={"time_limit": 4})),
+     r"not as the highs_matrix option 'time_limit'"),
+    (lambda: solve(knapsack(), "cbc", time_limit=1, options={"sec": 4}), r"time_limit=1.0 and the cbc option 'sec'=4 disagree"),
     (lambda: solve(knapsack(), "highs_matrix", mip_gap=0.1, options={"mip_rel_gap": 0.2}),
      r"mip_gap=0.1 and the highs_matrix option 'mip_rel_gap'=0.2 disagree"),
 ])

@@ -198,7 +198,7 @@ def build_kmedoids_model(problem: ClusteringProblem, *, pairwise: str = "epsilon
     """
     data = ModelData.from_problem(problem, pairwise, epsilon)
     relax = check_bool(relax, "relax")
-    if not relax:
+    if not relax and data.rows:  # without pairwise rows (pairwise="none") nothing is infeasible
         refuse_proven_infeasible(problem)
     return build_from_data(data, relax, distances)
 

@@ -203,7 +203,7 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
     check_choice(form, "form", MSSC_FORMS)
     data = ModelData.from_problem(problem, pairwise, epsilon)
     relax = check_bool(relax, "relax")
-    if not relax:
+    if not relax and data.rows:  # without pairwise rows (pairwise="none") nothing is infeasible
         refuse_proven_infeasible(problem)
     return build_from_data(data, form, relax, check_bool(symmetry_breaking, "symmetry_breaking"))
 

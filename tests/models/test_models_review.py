@@ -304,4 +304,5 @@ def test_integer_programs_that_the_constraints_make_infeasible_are_refused_with_
         build(clique)
     assert caught.value.certificate == [0, 2, 4]
     build(clique, relax=True)  # the epsilon-row relaxation stays feasible
+    build(clique, pairwise="none")  # no pairwise rows: the program is feasible
     build(ClusteringProblem.create(X, 3, cl=[(0, 2), (2, 4), (0, 4)]))
