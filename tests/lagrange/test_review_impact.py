@@ -31,10 +31,12 @@ def _points(n=12, seed=0):
 @pytest.mark.parametrize(("criterion", "method"), ROUTES)
 def test_a_constraint_set_without_a_feasible_clustering_is_a_clear_error(criterion, method):
     # The clique test cannot see an odd cycle; before, the run went on with an infinite
-    # upper bound and NaN multipliers (scores silently 0, or "eta contains NaN").
-    with pytest.raises(InfeasibleConstraintsError, match=r"No labelling into n_clusters=2 clusters"):
+    # upper bound and NaN multipliers (scores silently 0, or "eta contains NaN"). With two
+    # clusters check_feasibility now names the cycle itself, before any search.
+    with pytest.raises(InfeasibleConstraintsError, match=r"form a cycle of 5 cannot-links") as caught:
         ccopt.impact_scores(_points(), 2, cl=FIVE_CYCLE, criterion=criterion, method=method,
                             max_iter=5, random_state=0, progress=False)
+    assert sorted(caught.value.certificate) == [0, 1, 2, 3, 4]
 
 
 def test_repair_tells_a_proof_of_infeasibility_from_a_spent_search_budget():
