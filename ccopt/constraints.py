@@ -1212,6 +1212,29 @@ class FeasibilityReport:
             raise InfeasibleConstraintsError(self.reason, certificate=self.certificate)
 
 
+def unread_settings(constraints: Constraints, *, hard: str = "marked hard", hard_mask=None) -> str:
+    """Count the weights and hard flags a method does not read, for its warning.
+
+    Parameters
+    ----------
+    constraints : Constraints
+    hard : str, default="marked hard"
+        How the hard rows are named, e.g. "cannot-link(s) marked hard".
+    hard_mask : ndarray of bool, optional
+        Which rows' hard flags go unread (default: every row's).
+
+    Returns
+    -------
+    str
+        E.g. "2 with a weight other than 1 and 1 marked hard"; empty when there is neither.
+    """
+    flags = constraints.hard if hard_mask is None else constraints.hard & hard_mask
+    n_weighted, n_hard = int((~np.isclose(constraints.weights, 1.0)).sum()), int(flags.sum())
+    parts = [f"{n_weighted} with a weight other than 1"] if n_weighted else []
+    parts += [f"{n_hard} {hard}"] if n_hard else []
+    return " and ".join(parts)
+
+
 def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_size: int | None = None,
                       clique_search_limit: int = 2000, random_state=0) -> FeasibilityReport:
     """Decide, where it is cheap, whether ``k`` clusters can satisfy the constraints.

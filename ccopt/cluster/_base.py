@@ -20,7 +20,7 @@ from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_data, check_random_state, check_time_limit
 from ccopt.cluster._init_centers import squared_distances
-from ccopt.constraints import Constraints
+from ccopt.constraints import Constraints, unread_settings
 from ccopt.exceptions import (
     CcoptWarning,
     ConvergenceWarning,
@@ -299,17 +299,11 @@ def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
 
     Its must-links always hold, so only the ``hard`` flags of cannot-links go unheeded.
     """
-    n_hard = int(constraints.hard[constraints.cl_mask].sum())
-    n_weighted = int((~np.isclose(constraints.weights, 1.0)).sum())
-    parts = []
-    if n_hard:
-        parts.append(f"{n_hard} cannot-link(s) marked hard")
-    if n_weighted:
-        parts.append(f"{n_weighted} with a weight other than 1")
-    if parts:
+    unread = unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=constraints.cl_mask)
+    if unread:
         # stacklevel: this function, fit, the caller of fit.
         warnings.warn(
-            f"{name} does not honour hard flags or use per-constraint weights ({' and '.join(parts)} "
+            f"{name} does not honour hard flags or use per-constraint weights ({unread} "
             f"of {len(constraints)} constraints): it keeps every must-link and may violate any "
             "cannot-link, hard or not. COPKMeans, MLKMeans and GreedyMLKMeans (every constraint "
             "hard), PCKMeans, BHKMeans and PCS honour hard flags; PCKMeans, BHKMeans and PCS use "

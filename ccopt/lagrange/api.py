@@ -37,6 +37,7 @@ from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
 from ccopt.config import check_dense_memory
+from ccopt.constraints import unread_settings
 from ccopt.exceptions import (
     CcoptWarning,
     ClusteringDeadEndError,
@@ -151,17 +152,11 @@ class _Predictor:
 
 def _warn_unused_weights(cons) -> None:
     """Say that weights and hard flags, which the clustering estimators use, do not enter the score."""
-    n_weighted = int((~np.isclose(cons.weights, 1.0)).sum())
-    n_hard = int(cons.hard.sum())
-    parts = []
-    if n_weighted:
-        parts.append(f"{n_weighted} with a weight other than 1")
-    if n_hard:
-        parts.append(f"{n_hard} marked hard")
-    if parts:
+    unread = unread_settings(cons)
+    if unread:
         # stacklevel: this function, impact_scores, its thread-limiting wrapper, the caller.
         warnings.warn(f"impact_scores does not use per-constraint weights or hard flags "
-                      f"({' and '.join(parts)} of {len(cons)} constraints): every constraint is "
+                      f"({unread} of {len(cons)} constraints): every constraint is "
                       "scored as a candidate with the paper's unit penalty.", CcoptWarning, stacklevel=4)
 
 

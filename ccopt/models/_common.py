@@ -64,6 +64,7 @@ __all__ = [
     "declare_pairwise_rows",
     "declare_size_rows",
     "distance_matrix",
+    "expect_assignment_var",
     "matrix_initializer",
     "refuse_proven_infeasible",
 ]
@@ -433,6 +434,27 @@ def assignment_var(model):
         "The model is not a ccopt clustering model (no z[i, j] over medoids J nor x[i, c] over "
         "clusters C); build it with ccopt.models."
     )
+
+
+#: Each label reader's model, by the name of its assignment variable.
+_MODEL_KINDS = {
+    "z": ("a k-medoids model (z[i, j] over medoids J)", "kmedoids_labels"),
+    "x": ("an MSSC model (x[i, c] over clusters C)", "mssc_labels"),
+}
+
+
+def expect_assignment_var(model, name: str) -> None:
+    """Refuse a model whose assignment variable is not ``name`` ("z" or "x"), naming its reader.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``model`` is the other kind of ccopt model (or none, as :func:`assignment_var`).
+    """
+    found = assignment_var(model)[0].local_name
+    if found != name:
+        (wanted, reader), (got, other) = _MODEL_KINDS[name], _MODEL_KINDS[found]
+        raise InvalidParameterError(f"{reader} expects {wanted}, got {got}; read its labels with {other}.")
 
 
 def assignment_matrix(model) -> np.ndarray:

@@ -55,11 +55,9 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt._validation import check_bool
 from ccopt.config import check_dense_memory
-from ccopt.exceptions import InvalidParameterError
 from ccopt.models._common import (
     ModelData,
     assignment_values,
-    assignment_var,
     check_distances,
     counting_set,
     declare_data,
@@ -67,6 +65,7 @@ from ccopt.models._common import (
     declare_pairwise_rows,
     declare_size_rows,
     distance_matrix,
+    expect_assignment_var,
     matrix_initializer,
     refuse_proven_infeasible,
 )
@@ -295,10 +294,7 @@ def kmedoids_labels(model) -> tuple[np.ndarray, np.ndarray]:
     SolverError
         If no solution is loaded.
     """
-    if assignment_var(model)[0].local_name != "z":
-        raise InvalidParameterError(
-            "kmedoids_labels expects a k-medoids model (z[i, j] over medoids J), got an MSSC "
-            "model (x[i, c] over clusters C); read its labels with mssc_labels.")
+    expect_assignment_var(model, "z")
     n = int(pyo.value(model.n))
     z = assignment_values(model.z, n, n)
     medoid_of = np.argmax(z, axis=1)

@@ -58,17 +58,16 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.spatial.distance import cdist
 
 from ccopt._validation import check_bool, check_choice
-from ccopt.exceptions import InvalidParameterError
 from ccopt.models._common import (
     ModelData,
     assignment_values,
-    assignment_var,
     counting_set,
     declare_data,
     declare_epsilon_check,
     declare_pairwise_rows,
     declare_size_rows,
     distance_matrix,
+    expect_assignment_var,
     matrix_initializer,
     refuse_proven_infeasible,
 )
@@ -304,9 +303,6 @@ def mssc_labels(model) -> np.ndarray:
     SolverError
         If no solution is loaded.
     """
-    if assignment_var(model)[0].local_name != "x":
-        raise InvalidParameterError(
-            "mssc_labels expects an MSSC model (x[i, c] over clusters C), got a k-medoids "
-            "model (z[i, j] over medoids J); read its labels with kmedoids_labels.")
+    expect_assignment_var(model, "x")
     n, k = int(pyo.value(model.n)), int(pyo.value(model.k))
     return np.argmax(assignment_values(model.x, n, k), axis=1).astype(np.int64)
