@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
+from ccopt._warnings import warn_user
 from ccopt.exceptions import (
     CcoptWarning,
     InfeasibleConstraintsError,
@@ -174,12 +174,12 @@ def warn_far_from_origin(X: np.ndarray, name: str = "X") -> None:
     variance = float(X.var(axis=0).sum())
     offset = float(mean @ mean)
     if variance > 0 and offset > _FAR_FROM_ORIGIN * variance:
-        warnings.warn(
+        warn_user(
             f"{name} sits far from the origin for its spread (|mean| {offset ** 0.5:.3g}, standard "
             f"deviation {variance ** 0.5:.3g}): squared distances lose about "
             f"{np.log10(offset / variance):.0f} of their 16 digits. Centre the data "
             "(X - X.mean(axis=0)) or standardise it first; no clustering changes under a shift.",
-            CcoptWarning, stacklevel=3)
+            CcoptWarning)
 
 
 def check_labels(labels, name: str = "labels", n_samples: int | None = None, *,

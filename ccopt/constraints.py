@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import numbers
 import re
-import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from scipy.sparse import csgraph
 
 from ccopt._sparse import membership
 from ccopt._validation import check_labels, check_positive_int, check_random_state
+from ccopt._warnings import warn_user
 from ccopt.exceptions import (
     ConflictingConstraintError,
     DataFormatError,
@@ -361,13 +361,12 @@ class Constraints:
                 "Contradictory constraints: " + _listing(conflicts) + ". Remove one of each pair."
             )
         if warn and duplicates:
-            warnings.warn(
+            warn_user(
                 f"{m - first.size} duplicate constraint row(s) merged: {_listing(duplicates)}. "
                 "Each pair is one constraint: violation counts and penalties count it once, "
                 "the largest weight given holds, and the pair is hard if any row is; impact "
                 "scores still give every row you gave its own line.",
                 DuplicateConstraintWarning,
-                stacklevel=3,
             )
         return first, given_index
 

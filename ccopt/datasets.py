@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import os
-import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
@@ -25,6 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ccopt._validation import check_data
+from ccopt._warnings import warn_user
 from ccopt.constraints import Constraints
 from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
 
@@ -445,10 +445,10 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
     header, rows, lines = _read_table(path, delimiter, label_column)
     if _looks_like_data(header):
-        warnings.warn(
+        warn_user(
             f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
             "first object was read as column names and every later object is numbered one too low. "
-            "Add a header row.", CcoptWarning, stacklevel=2)
+            "Add a header row.", CcoptWarning)
     cells = np.array(rows, dtype=str)
     labels = label_names = None
     columns = list(header)

@@ -8,7 +8,6 @@ attributes common to all algorithms.
 
 from __future__ import annotations
 
-import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_data, check_random_state, check_time_limit
+from ccopt._warnings import warn_user
 from ccopt.cluster._init_centers import squared_distances
 from ccopt.constraints import Constraints, unread_settings
 from ccopt.exceptions import (
@@ -301,13 +301,12 @@ def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
     """
     unread = unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=constraints.cl_mask)
     if unread:
-        # stacklevel: this function, fit, the caller of fit.
-        warnings.warn(
+        warn_user(
             f"{name} does not honour hard flags or use per-constraint weights ({unread} "
             f"of {len(constraints)} constraints): it keeps every must-link and may violate any "
             "cannot-link, hard or not. COPKMeans, MLKMeans and GreedyMLKMeans (every constraint "
             "hard), PCKMeans, BHKMeans and PCS honour hard flags; PCKMeans, BHKMeans and PCS use "
-            "the weights.", CcoptWarning, stacklevel=3)
+            "the weights.", CcoptWarning)
 
 
 def _warn_empty_clusters(name: str, problem: ClusteringProblem, labels: np.ndarray) -> None:
@@ -319,8 +318,8 @@ def _warn_empty_clusters(name: str, problem: ClusteringProblem, labels: np.ndarr
     n_distinct = np.unique(problem.X, axis=0).shape[0]
     why = (f"the data has only {n_distinct} distinct point{'s' * (n_distinct != 1)}" if n_distinct < k
            else "from this start; try another random_state or init, or n_init > 1")
-    warnings.warn(f"{name} ended with {empty.size} empty cluster(s) of n_clusters={k} "
-                  f"(cluster(s) {empty.tolist()}): {why}.", ConvergenceWarning, stacklevel=4)
+    warn_user(f"{name} ended with {empty.size} empty cluster(s) of n_clusters={k} "
+              f"(cluster(s) {empty.tolist()}): {why}.", ConvergenceWarning)
 
 
 # --------------------------------------------------------------------------- function twins

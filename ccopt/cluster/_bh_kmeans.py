@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +51,7 @@ from ccopt._validation import (
     check_positive_int,
     check_time_limit,
 )
+from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp
 from ccopt.cluster._kmeans import _check_init
@@ -283,9 +283,8 @@ class BHKMeans(ConstrainedClusterer):
         if status is None:
             status = best.status
         if status is Status.ITERATION_LIMIT:
-            warnings.warn(f"BH-kmeans stopped after max_iter={max_iter} assignment steps while "
-                          "its objective was still improving; increase max_iter.",
-                          ConvergenceWarning, stacklevel=3)
+            warn_user(f"BH-kmeans stopped after max_iter={max_iter} assignment steps while "
+                      "its objective was still improving; increase max_iter.", ConvergenceWarning)
         logger.info("BH-kmeans: objective %.6g after %d steps (%s), %d solves", best.objective,
                     best.n_iter, status, counters["solves"])
         history = [record for r in runs for record in r.history]

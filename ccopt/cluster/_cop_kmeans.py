@@ -35,7 +35,6 @@ Readings chosen:
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 
@@ -43,6 +42,7 @@ from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_positive_int, check_random_state
+from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
@@ -238,8 +238,8 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
 
     status = done.status
     if status is Status.ITERATION_LIMIT:
-        warnings.warn(f"COP-kmeans stopped after max_iter={max_iter} iterations before its labels "
-                      "settled.", ConvergenceWarning, stacklevel=4)
+        warn_user(f"COP-kmeans stopped after max_iter={max_iter} iterations before its labels "
+                  "settled.", ConvergenceWarning)
     return FitOutcome(labels=closure.expand(best.labels), centers=best.centers, objective=best_cost,
                       n_iter=best.n_iter, status=status, extra={"n_dead_ends": done.n_dead})
 

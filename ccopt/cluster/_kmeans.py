@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import numbers
-import warnings
 from dataclasses import dataclass
 from functools import partial
 
@@ -45,6 +44,7 @@ from ccopt._validation import (
     check_nonnegative,
     check_positive_int,
 )
+from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.constraints import ML, Constraints, MustLinkClosure
@@ -439,8 +439,8 @@ class KMeans(ConstrainedClusterer):
                              deadline, bar)
         best, best_cost, status = done.best, done.cost, done.status
         if status is Status.ITERATION_LIMIT:
-            warnings.warn(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
-                          "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
+            warn_user(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
+                      "increase max_iter or tol.", ConvergenceWarning)
         logger.debug("KMeans: best WCSS %.6g after %d iterations (%s)", best_cost, best.n_iter, status)
         return FitOutcome(labels=closure.expand(best.labels), centers=best.centers,
                           objective=best_cost, n_iter=best.n_iter, status=status,

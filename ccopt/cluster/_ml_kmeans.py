@@ -50,7 +50,6 @@ its previous centre (the cost of the other clusters is unchanged, so Lemma 6 sti
 from __future__ import annotations
 
 import logging
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +61,7 @@ from scipy.spatial.distance import cdist
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
+from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._cop_kmeans import feasibility_note
 from ccopt.cluster._kmeans import _check_init, _same_partition, _weighted_means
@@ -552,8 +552,8 @@ def _best_run(one_run, runs: int, max_iter: int, progress, name: str, deadline: 
                 best.status = run.status
                 break
     if best is not None and best.status is Status.ITERATION_LIMIT:
-        warnings.warn(f"{name} stopped after max_iter={max_iter} iterations before the labels "
-                      "settled.", ConvergenceWarning, stacklevel=5)
+        warn_user(f"{name} stopped after max_iter={max_iter} iterations before the labels "
+                  "settled.", ConvergenceWarning)
     return best
 
 

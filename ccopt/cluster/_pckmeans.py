@@ -44,7 +44,6 @@ soft or hard.
 from __future__ import annotations
 
 import logging
-import warnings
 from functools import partial
 
 import numpy as np
@@ -54,6 +53,7 @@ from scipy.sparse import csgraph
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
+from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._cop_kmeans import _DeadEnd, dead_end_error
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
@@ -388,8 +388,8 @@ default="neighborhoods"
             raise model.dead_end_error(problem, done.last_dead, done.tried, done.timed_out, "PCKmeans")
         status = done.status
         if status is Status.ITERATION_LIMIT:
-            warnings.warn(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "
-                          "settled.", ConvergenceWarning, stacklevel=3)
+            warn_user(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "
+                      "settled.", ConvergenceWarning)
         logger.debug("PCKmeans: J = %.6g after %d iterations (%s)", best_cost, best.n_iter, status)
         return FitOutcome(labels=model.closure.expand(best.labels), centers=best.centers,
                           objective=best_cost, n_iter=best.n_iter, status=status,

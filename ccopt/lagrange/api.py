@@ -36,6 +36,7 @@ import numpy as np
 from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
+from ccopt._warnings import warn_user
 from ccopt.config import check_dense_memory
 from ccopt.constraints import unread_settings
 from ccopt.exceptions import (
@@ -154,10 +155,9 @@ def _warn_unused_weights(cons) -> None:
     """Say that weights and hard flags, which the clustering estimators use, do not enter the score."""
     unread = unread_settings(cons)
     if unread:
-        # stacklevel: this function, impact_scores, its thread-limiting wrapper, the caller.
-        warnings.warn(f"impact_scores does not use per-constraint weights or hard flags "
-                      f"({unread} of {len(cons)} constraints): every constraint is "
-                      "scored as a candidate with the paper's unit penalty.", CcoptWarning, stacklevel=4)
+        warn_user(f"impact_scores does not use per-constraint weights or hard flags "
+                  f"({unread} of {len(cons)} constraints): every constraint is "
+                  "scored as a candidate with the paper's unit penalty.", CcoptWarning)
 
 
 @with_single_blas_thread
