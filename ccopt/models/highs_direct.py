@@ -35,6 +35,7 @@ from ccopt.models._common import (
     check_pairwise,
     check_problem,
     distance_matrix,
+    refuse_proven_infeasible,
 )
 from ccopt.models.duals import PairwiseDuals
 from ccopt.models.lagrangian import check_multipliers
@@ -104,8 +105,9 @@ def kmedoids_matrices(problem: ClusteringProblem, *, pairwise: str = "epsilon", 
 
     Raises
     ------
-    InvalidParameterError, InvalidDataError, MemoryBudgetError
-        As :func:`ccopt.models.build_kmedoids_model`.
+    InvalidParameterError, InvalidDataError, MemoryBudgetError, InfeasibleConstraintsError
+        As :func:`ccopt.models.build_kmedoids_model`: the last with ``relax=False`` and
+        pairwise rows, when the constraints provably admit no labelling.
     """
     data = ModelData.from_problem(problem, pairwise, epsilon)
     return _matrices(data, check_bool(relax, "relax"), distances)
@@ -113,6 +115,9 @@ def kmedoids_matrices(problem: ClusteringProblem, *, pairwise: str = "epsilon", 
 
 def _matrices(data: ModelData, relax: bool, distances) -> KMedoidsMatrices:
     problem = data.problem
+    # As build_kmedoids_model: HiGHS would only report "infeasible", without the certificate.
+    if not relax and data.rows:
+        refuse_proven_infeasible(problem)
     n, k = problem.n_samples, problem.n_clusters
     check_dense_memory((n, n), itemsize=_BYTES_PER_ENTRY, what="k-medoids program for highspy")
     dist = (distance_matrix(problem.X, what="k-medoids distance matrix") if distances is None
@@ -199,8 +204,9 @@ class HighsKMedoids:
 
     Raises
     ------
-    InvalidParameterError, InvalidDataError, MemoryBudgetError
-        As :func:`kmedoids_matrices`; also ``lagrangian`` not a bool.
+    InvalidParameterError, InvalidDataError, MemoryBudgetError, InfeasibleConstraintsError
+        As :func:`kmedoids_matrices`; also ``lagrangian`` not a bool. The Lagrangian program
+        has no pairwise rows, so it is built whatever the constraints.
 
     Attributes
     ----------
