@@ -14,7 +14,7 @@ from ._brute import constrained_optimum, kmedoids_cost, wcss
 
 @st.composite
 def tiny_instances(draw):
-    """n <= 7, k <= 3, constraints from a hidden labelling (feasible), some flipped."""
+    """n <= 7, k <= 3, constraints from a hidden labelling (error-free; flips: test_bounds_every_route)."""
     n = draw(st.integers(4, 7))
     k = draw(st.integers(2, 3))
     seed = draw(st.integers(0, 2**16))
