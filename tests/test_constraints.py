@@ -563,6 +563,22 @@ def test_feasibility_reports_are_sound(graph, k, bounded):
         assert report.feasible is None
     if truth:
         assert report.status != "infeasible"
+    if truth and not bounded and _cannot_link_degeneracy(n, pairs, kinds) < k:
+        # A smallest-last order colours a graph of degeneracy < k with at most k colours, so
+        # "unknown" here would mean the greedy colourings were not tried (forests included).
+        assert report.status == "feasible"
+
+
+def _cannot_link_degeneracy(n, pairs, kinds) -> int:
+    """Degeneracy of the cannot-link graph between must-link components (0 without edges)."""
+    ml = nx.Graph()
+    ml.add_nodes_from(range(n))
+    ml.add_edges_from(p for p, kind in zip(pairs, kinds, strict=True) if kind == ML)
+    component = {o: c for c, members in enumerate(nx.connected_components(ml)) for o in members}
+    cl = nx.Graph()
+    cl.add_edges_from((component[i], component[j]) for (i, j), kind in zip(pairs, kinds, strict=True)
+                      if kind != ML and component[i] != component[j])
+    return max(nx.core_number(cl).values(), default=0)
 
 
 def test_clique_certificate_through_must_link_groups():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,13 @@ def test_unordered_imap_numbers_every_result_with_its_task(n_jobs):
 def test_parallel_map_rejects_bad_options(n_jobs, backend, match):
     with pytest.raises(InvalidParameterError, match=match):
         parallel_map(abs, [1], n_jobs=n_jobs, backend=backend)
+
+
+def test_dask_backend_without_distributed_says_what_to_install(monkeypatch):
+    # None in sys.modules makes the import fail as if the package were absent.
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(InvalidParameterError, match=r"needs dask.distributed: pip install 'ccopt\[dask\]'"):
+        parallel_map(abs, [1], backend="dask")
 
 
 @pytest.mark.slow

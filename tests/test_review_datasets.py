@@ -15,7 +15,7 @@ import pytest
 
 from ccopt import datasets as ds
 from ccopt.constraints import Constraints
-from ccopt.exceptions import DataFormatError, InvalidDataError
+from ccopt.exceptions import DataFormatError, InvalidDataError, InvalidParameterError
 
 
 def write(path, content):
@@ -115,7 +115,7 @@ def test_a_constraint_set_without_n_samples_is_bound_to_the_rows():
     cons = data.constraint_sets["s"]
     assert cons.n_samples == 4
     # Bound, the set refuses labels of the wrong length instead of silently reading them.
-    with pytest.raises(Exception, match=r"expected n_samples=4"):
+    with pytest.raises(InvalidParameterError, match=r"expected n_samples=4"):
         cons.is_correct(np.zeros(6, dtype=int))
 
 

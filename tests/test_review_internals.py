@@ -113,7 +113,10 @@ def test_unbounded_lp_is_not_reported_feasible():
     solver = HighsMatrixSolver([-1.0, 1.0], np.array([[1.0, 1.0]]), [0.0], [np.inf],
                                [0.0, 0.0], [np.inf, 1.0])
     result = solver.solve(require_solution=False)
-    assert result.status is not Status.FEASIBLE and result.objective is None
+    assert result.status is Status.ERROR and result.termination == "kUnbounded"
+    assert result.objective is None and not result.has_solution
+    with pytest.raises(SolverError, match=r"The model is unbounded\.$"):
+        solver.solve()
 
 
 # -- changing bounds in place ------------------------------------------------------------------

@@ -274,7 +274,11 @@ def test_time_limit_is_reported():
     ml, cl = _disjoint_pairs(y, 0, 15)
     est = PCS(3, sizes=[40, 30, 20], time_limit=1e-9, random_state=0, progress=False).fit(X, ml=ml, cl=cl)
     assert est.status_ is Status.TIME_LIMIT
-    assert est.labels_.shape == (90,)
+    assert est.labels_.shape == (90,) and set(est.labels_) <= {0, 1, 2}
+    # What is returned is a real clustering: its WCSS, recomputed here, is the reported one.
+    wcss = sum(((X[est.labels_ == c] - X[est.labels_ == c].mean(axis=0)) ** 2).sum()
+               for c in np.unique(est.labels_))
+    assert est.inertia_ == pytest.approx(wcss)
 
 
 def test_function_twins_match_estimators():

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pyomo.environ as pyo
 
 import ccopt
 import ccopt.cluster as cluster
@@ -175,3 +176,28 @@ HARD = [e for e in ENTRIES if e.hard]
 # Estimators (class, twin) for the tests that read fitted attributes.
 ESTIMATORS = ["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "KMeansS", "PCS", "MLKMeans",
               "GreedyMLKMeans"]
+
+
+def fingerprint(result) -> list:
+    """The numbers a result consists of, as plain arrays (labels, centres, scores, bounds...)."""
+    if isinstance(result, tuple):  # function twins: (labels, centers, info)
+        labels, centers, info = result
+        return [labels, centers, info["objective"], info["n_iter"], str(info["status"])]
+    if isinstance(result, ccopt.ClusteringProblem):
+        return [result.X, result.constraints.pairs]
+    if isinstance(result, pyo.Block):  # a model builder: its size
+        return [sum(1 for _ in result.component_data_objects(ctype))
+                for ctype in (pyo.Var, pyo.Constraint, pyo.Param)]
+    names = ("labels_", "cluster_centers_", "objective_", "n_iter_", "scores", "lower_bound",
+             "upper_bound", "labels", "base_cost", "costs", "predicted_erroneous", "value",
+             "per_constraint", "fraction_erroneous")
+    found = [np.asarray(getattr(result, name), dtype=object) for name in names if hasattr(result, name)]
+    assert found, f"nothing to compare on {type(result).__name__}"
+    return found
+
+
+def assert_same(a, b):
+    fa, fb = fingerprint(a), fingerprint(b)
+    assert len(fa) == len(fb)
+    for x, y in zip(fa, fb, strict=True):
+        np.testing.assert_array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))

@@ -17,29 +17,7 @@ from ccopt import generators
 from ccopt.experiments import grid_tasks, impact_score_task, run_experiment
 from ccopt.generators import make_gaussian_clusters, noisy_constraints
 from ccopt.lagrange import baselines
-from tests.hardening._api import ENTRIES, blobs
-
-
-def fingerprint(result) -> list:
-    """The numbers a result consists of, as plain arrays (labels, centres, scores, bounds...)."""
-    if isinstance(result, tuple):  # function twins: (labels, centers, info)
-        labels, centers, info = result
-        return [labels, centers, info["objective"], info["n_iter"], str(info["status"])]
-    if isinstance(result, ccopt.ClusteringProblem):
-        return [result.X, result.constraints.pairs]
-    names = ("labels_", "cluster_centers_", "objective_", "n_iter_", "scores", "lower_bound",
-             "upper_bound", "labels", "base_cost", "costs", "predicted_erroneous", "value",
-             "per_constraint", "fraction_erroneous")
-    found = [np.asarray(getattr(result, name), dtype=object) for name in names if hasattr(result, name)]
-    assert found, f"nothing to compare on {type(result).__name__}"
-    return found
-
-
-def assert_same(a, b):
-    fa, fb = fingerprint(a), fingerprint(b)
-    assert len(fa) == len(fb)
-    for x, y in zip(fa, fb, strict=True):
-        np.testing.assert_array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+from tests.hardening._api import ENTRIES, assert_same, blobs
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +85,7 @@ def test_generators_repeat_with_the_same_seed():
     for call in calls:
         assert plain(call(5)) == plain(call(5))
         assert plain(call(np.random.default_rng(5))) == plain(call(np.random.default_rng(5)))
+        assert plain(call(5)) != plain(call(6))  # the seed is read, not ignored
 
 
 # ============================================================================ 1 vs 2 workers
@@ -116,6 +95,7 @@ def scored():
     return X, noisy_constraints(y, 8, 2, random_state=2).constraints
 
 
+@pytest.mark.slow  # test_baselines.py checks both halves too (the baselines in the default run)
 def test_k_sweep_and_baselines_do_not_depend_on_the_number_of_workers(scored):
     X, cons = scored
     sweeps = [baselines.erroneous_fraction_by_k(X, [2, 3, 4], constraints=cons, criterion="mssc",
