@@ -114,6 +114,7 @@ def _kmedoids_80(relax: bool = False):
     return build_kmedoids_model(ClusteringProblem.create(X, 5, ml=ml, cl=cl), relax=relax)
 
 
+@pytest.mark.slow  # about 8 s of CBC runs
 @needs_cbc
 def test_cbc_stopped_by_its_time_limit_says_so_with_or_without_an_incumbent():
     # CBC says only "a limit was hit": intermediateNonInteger (MIP, no integer point yet) was
@@ -308,7 +309,7 @@ def lagrangian_by_enumeration(X, k, ml, cl, mult, epsilon, symmetry_breaking):
 
 
 @needs_scip
-@pytest.mark.parametrize("symmetry_breaking", [False, True])
+@pytest.mark.parametrize("symmetry_breaking", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_mssc_lagrangian_equals_enumeration_and_bounds_the_constrained_optimum(symmetry_breaking):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6, 2))
