@@ -29,12 +29,16 @@ Data components (all immutable):
 An abstract model also holds ``BuildAction`` components, ``check_n`` and ``check_data``
 (:func:`declare_data`) and ``check_epsilon`` (:func:`declare_epsilon_check`), that run the
 checks of :meth:`ClusteringProblem.create` and of the builders on the data of the instance
-as it is created, so that a ``.dat`` file gets the same errors as the builders.
+as it is created, so that a ``.dat`` file gets the same errors as the builders. It is a
+:class:`CheckedAbstractModel`, so that such an error is not preceded by Pyomo's log line
+about the component that raised it.
 """
 
 from __future__ import annotations
 
+import logging
 import numbers
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,11 +49,18 @@ from scipy.spatial.distance import cdist
 
 from ccopt._validation import check_choice, check_positive_int
 from ccopt.config import check_dense_memory
-from ccopt.exceptions import InvalidDataError, InvalidParameterError, SolverError
+from ccopt.exceptions import (
+    CcoptError,
+    InvalidConstraintError,
+    InvalidDataError,
+    InvalidParameterError,
+    SolverError,
+)
 from ccopt.problem import ClusteringProblem
 
 __all__ = [
     "PAIRWISE_MODES",
+    "CheckedAbstractModel",
     "ModelData",
     "assignment_matrix",
     "assignment_values",
@@ -197,6 +208,48 @@ def _column(pairs: np.ndarray, column: int) -> dict:
     return dict(enumerate(pairs[:, column].tolist()))
 
 
+class _DropReportsOfCcoptErrors(logging.Filter):
+    """Drop the ERROR records Pyomo writes while a ccopt error passes through its construction.
+
+    Pyomo logs "Constructing component ... failed" (and "Rule failed ...") from inside the
+    ``except`` clause that re-raises, so the exception in flight is the one reported.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno >= logging.ERROR and isinstance(sys.exc_info()[1], CcoptError))
+
+
+_DROP_REPORTS_OF_CCOPT_ERRORS = _DropReportsOfCcoptErrors()
+
+
+class CheckedAbstractModel(pyo.AbstractModel):
+    """An ``AbstractModel`` whose data errors from ccopt's checks reach the user alone.
+
+    The checks run in ``BuildAction`` components (:func:`declare_data`); Pyomo logs every
+    component whose construction fails before re-raising, so a user of ``create_instance``
+    or of the ``pyomo`` command saw a Pyomo ERROR line ahead of ccopt's message. While data
+    are loaded, those log records are dropped when the error is ccopt's; Pyomo's own errors
+    are still logged. ``create_instance`` loads through :meth:`load` and then turns the
+    instance into a plain ``ConcreteModel``.
+    """
+
+    def load(self, *args, **kwargs) -> None:
+        """Load data as :meth:`pyomo.environ.AbstractModel.load` does.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Those of :meth:`pyomo.environ.AbstractModel.load` (data file, dict or
+            ``DataPortal``, ``namespaces``, ``profile_memory``).
+        """
+        logger = logging.getLogger("pyomo.core")
+        logger.addFilter(_DROP_REPORTS_OF_CCOPT_ERRORS)
+        try:
+            super().load(*args, **kwargs)
+        finally:
+            logger.removeFilter(_DROP_REPORTS_OF_CCOPT_ERRORS)
+
+
 def declare_data(m, data: ModelData | None = None) -> None:
     """Declare the data components listed in the module docstring.
 
@@ -213,13 +266,16 @@ def declare_data(m, data: ModelData | None = None) -> None:
         m.k = pyo.Param(within=pyo.Any)
         m.I = counting_set("n")
         m.F = pyo.Set(ordered=True)
-        m.X = pyo.Param(m.I, m.F, within=pyo.Any)
+        # X and the pair columns are indexed by all numbers, not by I x F, ML and CL: an
+        # index outside those (a row beyond n) then reaches check_data, which names it,
+        # instead of failing the Param's construction with a bare RuntimeError.
+        m.X = pyo.Param(pyo.Reals, pyo.Reals, within=pyo.Any)
         m.ML = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
         m.CL = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
-        m.ml_u = pyo.Param(m.ML, within=pyo.Any)
-        m.ml_v = pyo.Param(m.ML, within=pyo.Any)
-        m.cl_u = pyo.Param(m.CL, within=pyo.Any)
-        m.cl_v = pyo.Param(m.CL, within=pyo.Any)
+        m.ml_u = pyo.Param(pyo.Reals, within=pyo.Any)
+        m.ml_v = pyo.Param(pyo.Reals, within=pyo.Any)
+        m.cl_u = pyo.Param(pyo.Reals, within=pyo.Any)
+        m.cl_v = pyo.Param(pyo.Reals, within=pyo.Any)
         m.ml_index = pyo.Param(m.ML, within=pyo.NonNegativeIntegers,
                                initialize=lambda m, c: m.ML.ord(c) - 1)
         m.cl_index = pyo.Param(m.CL, within=pyo.NonNegativeIntegers,
@@ -275,6 +331,7 @@ def _check_data(m) -> None:
     required: whether the must-links and cannot-links admit a clustering is the solver's
     finding, as on a model built from ``ClusteringProblem.create(..., require_closure=False)``.
     """
+    _check_keys(m)
     rows = []
     for i in m.I:
         row = []
@@ -290,6 +347,39 @@ def _check_data(m) -> None:
     k = check_positive_int(_given(m.k), "k (the number of clusters in the model data)")
     ClusteringProblem.create(X, k, ml=ml or None, cl=cl or None, min_size=_given(m.min_size),
                              max_size=_given(m.max_size), require_closure=False)
+
+
+def _check_keys(m) -> None:
+    """Refuse entries of ``X`` outside ``I x F`` and pair entries outside ``ML``/``CL``.
+
+    Raises
+    ------
+    InvalidDataError
+        An ``X[i, f]`` whose row ``i`` is not one of the ``n`` objects or whose column ``f``
+        is not in ``F``.
+    InvalidConstraintError
+        An ``ml_u[c]`` (``ml_v``, ``cl_u``, ``cl_v``) whose ``c`` is not in ``ML`` (``CL``).
+    """
+    n = pyo.value(m.n)
+    for i, f in m.X:
+        if i not in m.I:
+            raise InvalidDataError(
+                f"X[{i}, {f}] is in the model data (the .dat file), but row {i} is not an "
+                f"object: n = {n} gives the objects 0..{n - 1}. Correct n or remove the row.")
+        if f not in m.F:
+            raise InvalidDataError(
+                f"X[{i}, {f}] is in the model data (the .dat file), but column {f} is not a "
+                f"feature: F = {list(m.F)}. Add it to F or remove the column.")
+    for positions, kind, columns in ((m.ML, "must-link", (m.ml_u, m.ml_v)),
+                                     (m.CL, "cannot-link", (m.cl_u, m.cl_v))):
+        for column in columns:
+            for c in column:
+                if c not in positions:
+                    raise InvalidConstraintError(
+                        f"{column.local_name}[{c}] is in the model data (the .dat file), but "
+                        f"{c} is not a {kind} position: {positions.local_name} = "
+                        f"{list(positions)}. Add it to {positions.local_name} or remove the "
+                        "entry.")
 
 
 def declare_epsilon_check(m, *, exact: bool) -> None:

@@ -56,6 +56,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ccopt._validation import check_bool
 from ccopt.config import check_dense_memory
 from ccopt.models._common import (
+    CheckedAbstractModel,
     ModelData,
     assignment_values,
     check_distances,
@@ -258,7 +259,7 @@ def abstract_kmedoids_model(*, relax: bool = False, pairwise_rows: bool = True) 
     """
     relax = check_bool(relax, "relax")
     pairwise_rows = check_bool(pairwise_rows, "pairwise_rows")
-    m = pyo.AbstractModel(name="constrained k-medoids (p-median form)")
+    m = CheckedAbstractModel(name="constrained k-medoids (p-median form)")
     declare_data(m)
     if pairwise_rows:
         declare_epsilon_check(m, exact=True)

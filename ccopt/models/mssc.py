@@ -59,6 +59,7 @@ from scipy.spatial.distance import cdist
 
 from ccopt._validation import check_bool, check_choice
 from ccopt.models._common import (
+    CheckedAbstractModel,
     ModelData,
     assignment_values,
     counting_set,
@@ -268,7 +269,7 @@ def abstract_mssc_model(*, form: str = "convex", relax: bool = False,
     relax = check_bool(relax, "relax")
     symmetry_breaking = check_bool(symmetry_breaking, "symmetry_breaking")
     pairwise_rows = check_bool(pairwise_rows, "pairwise_rows")
-    m = pyo.AbstractModel(name=f"constrained MSSC ({form} form)")
+    m = CheckedAbstractModel(name=f"constrained MSSC ({form} form)")
     declare_data(m)
     if pairwise_rows:
         declare_epsilon_check(m, exact=True)
