@@ -64,6 +64,9 @@ __all__ = ["METHODS", "impact_scores"]
 
 logger = logging.getLogger(__name__)
 
+# The start of the warning given when no iteration finished (the command line matches it).
+NO_ITERATION = "The scores were not computed"
+
 METHODS = {
     "kmedoids": ("voronoi", "lagrangian", "lp", "exact", "lp-dual"),
     "mssc": ("kmeans",),
@@ -265,6 +268,15 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     SolverNotAvailableError
         The requested solver is not installed.
 
+    Warns
+    -----
+    ConvergenceWarning
+        No iteration finished (the time limit ran out or Ctrl-C came during the first one):
+        ``n_iter`` is 0 and every score is the starting 0, which predicts nothing.
+    CcoptWarning
+        Weights or hard flags that the score does not read (it scores every constraint as a
+        candidate with the paper's unit penalty).
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -315,6 +327,12 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
             upper_bound=route.upper_bound, f1_of=f1_of, average_tail=setting.score_from == "average",
         )
 
+    if outcome.n_iter == 0:
+        # The multipliers start at 0, so every score would be 0 and nothing predicted: say so
+        # rather than let a table of zeros pass for a finding.
+        work = "LP solve" if setting.method == "lp-dual" else "subgradient iteration"
+        warn_user(f"{NO_ITERATION} (no {work} finished, status {outcome.status}): every score is the "
+                  "starting 0 and predicts nothing; allow more time.", ConvergenceWarning)
     mult = outcome.average_multipliers if setting.score_from == "average" and outcome.average_multipliers is not None \
         else outcome.best_multipliers
     predictor = _Predictor(cons, setting.tau, outcome.upper_bound if math.isfinite(outcome.upper_bound) else 1.0)

@@ -1,0 +1,89 @@
+"""A scoring run in which no iteration finished has no scores, and says so.
+
+The multipliers start at 0, so such a run used to print and write a table of zero scores
+("0 of 23 constraints predicted erroneous") with exit code 0, and an interrupt during the
+first iteration did the same instead of exiting with 130.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import ccopt
+import ccopt.lagrange.oracles
+from ccopt.cli import main
+from ccopt.exceptions import ConvergenceWarning, SolverError
+from ccopt.generators import make_gaussian_clusters
+
+CONSTRAINTS = "i,j,kind\n0,1,ML\n0,7,ML\n2,3,ML\n0,9,CL\n4,8,CL\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
+    data = tmp_path / "data.csv"
+    data.write_text("x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    cons = tmp_path / "cons.csv"
+    cons.write_text(CONSTRAINTS)
+    return tmp_path, data, cons
+
+
+def _interrupt_the_oracle(monkeypatch):
+    def interrupted(self, mult):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ccopt.lagrange.oracles.MSSCLloydOracle, "solve", interrupted)
+
+
+def test_the_api_warns_that_no_iteration_finished(monkeypatch):
+    X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
+    _interrupt_the_oracle(monkeypatch)
+    with pytest.warns(ConvergenceWarning, match=r"The scores were not computed \(no subgradient iteration "
+                                                r"finished, status interrupted\)") as record:
+        result = ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], criterion="mssc", progress=False)
+    assert result.n_iter == 0 and np.all(result.scores == 0)
+    assert record[0].filename == __file__
+
+
+def test_the_api_does_not_warn_after_an_iteration():
+    X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        result = ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], criterion="mssc", max_iter=1,
+                                     progress=False)
+    assert result.n_iter == 1
+
+
+def test_a_time_limit_that_no_iteration_meets_is_an_error_and_writes_nothing(files, capsys, monkeypatch):
+    tmp_path, data, cons = files
+
+    def stopped_by_the_limit(self, mult):
+        # What an LP route's first solve does when the time is up: no solution to load.
+        time.sleep(0.01)
+        raise SolverError("time limit reached, no solution")
+
+    monkeypatch.setattr(ccopt.lagrange.oracles.MSSCLloydOracle, "solve", stopped_by_the_limit)
+    out, plot = tmp_path / "scores.csv", tmp_path / "scores.png"
+    code = main(["score", str(data), "--constraints", str(cons), "-k", "2", "--criterion", "mssc", "-q",
+                 "--time-limit", "0.001", "--out", str(out), "--plot", str(plot)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 2
+    assert stderr.startswith("ccopt score: error: no iteration finished within --time-limit 0.001 s "
+                             "(status time_limit")
+    assert "allow more time" in stderr and "warning" not in stderr
+    assert stdout == "" and not out.exists() and not plot.exists()
+
+
+def test_an_interrupt_in_the_first_iteration_exits_130(files, capsys, monkeypatch):
+    tmp_path, data, cons = files
+    out = tmp_path / "scores.csv"
+    _interrupt_the_oracle(monkeypatch)
+    code = main(["score", str(data), "--constraints", str(cons), "-k", "2", "--criterion", "mssc", "-q",
+                 "--out", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 130 and stderr == "ccopt score: interrupted\n" and stdout == ""
+    assert not out.exists()
