@@ -18,9 +18,9 @@ the command then goes on as usual -- prints the result, marked ``status=interrup
 the output files -- and ends with exit code 0. Ctrl-C before there is a result (in ``score``,
 also during the k-means runs that prepare the subgradient run), while the input is read or
 the output written, and in ``bench`` (unless the benchmark catches it) prints ``interrupted``
-on stderr and exits with 130. A ``score`` run with no finished iteration has no result: its
-scores would be the starting zeros, so it writes nothing and exits with 130 when interrupted,
-with 2 (an error naming ``--time-limit``) when its time ran out.
+on stderr and exits with 130. A ``score`` run stopped before its multipliers left their starting
+zeros (``ImpactScoreResult.scored`` False) has no result: it writes nothing and exits with 130
+when interrupted, with 2 (an error naming ``--time-limit`` and ``--max-iter``) otherwise.
 """
 
 from __future__ import annotations
@@ -478,24 +478,24 @@ def _run_score(args) -> int:
     if len(constraints) == 0:
         raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
     from ccopt.lagrange import impact_scores
-    from ccopt.lagrange.api import NO_ITERATION
+    from ccopt.lagrange.api import NOT_SCORED
     from ccopt.status import Status
 
     options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
                                                        "solver", "tau", "score_from")
                if getattr(args, name) is not None}
     with warnings.catch_warnings():
-        # Said below as an error: a run without an iteration has no scores to print or write.
-        warnings.filterwarnings("ignore", message=re.escape(NO_ITERATION))
+        # Said below as an error: a run stopped before it scored has nothing to print or write.
+        warnings.filterwarnings("ignore", message=re.escape(NOT_SCORED))
         result = impact_scores(dataset.X, args.n_clusters, constraints=constraints, random_state=args.seed,
                                progress=not args.quiet, labels_true=dataset.labels, **options)
-    if result.n_iter == 0:
+    if not result.scored:
         if result.status is Status.INTERRUPTED:
-            raise KeyboardInterrupt  # no result yet: exit 130, as before the run had one
-        limit = "" if args.time_limit is None else f" within --time-limit {args.time_limit:g} s"
+            raise KeyboardInterrupt  # no result yet: exit 130
         raise InvalidParameterError(
-            f"no iteration finished{limit} (status {result.status}, {result.seconds:.1f} s including the "
-            "starting clustering), so there are no scores: allow more time.")
+            f"the run stopped (status {result.status}) after {result.n_iter} iteration(s) and "
+            f"{result.seconds:.1f} s, the starting clustering included, before its multipliers left their "
+            "starting 0: there are no scores. Allow more time (--time-limit) or iterations (--max-iter).")
     limit = None if args.top == 0 else args.top
     print(result.table(limit=limit))
     if limit is not None and result.scores.size > limit:

@@ -1,8 +1,9 @@
-"""A scoring run in which no iteration finished has no scores, and says so.
+"""A scoring run stopped before its multipliers moved has no scores, and says so.
 
-The multipliers start at 0, so such a run used to print and write a table of zero scores
-("0 of 23 constraints predicted erroneous") with exit code 0, and an interrupt during the
-first iteration did the same instead of exiting with 130.
+The multipliers start at 0 and the scores are read from the best ones, which after one
+iteration are still the starting zeros. Such a run used to print and write a table of zero
+scores ("0 of 23 constraints predicted erroneous") with exit code 0, and an interrupt during
+the first iteration did the same instead of exiting with 130.
 """
 
 from __future__ import annotations
@@ -42,20 +43,32 @@ def _interrupt_the_oracle(monkeypatch):
 def test_the_api_warns_that_no_iteration_finished(monkeypatch):
     X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
     _interrupt_the_oracle(monkeypatch)
-    with pytest.warns(ConvergenceWarning, match=r"The scores were not computed \(no subgradient iteration "
-                                                r"finished, status interrupted\)") as record:
+    with pytest.warns(ConvergenceWarning, match=r"The scores were not computed \(status interrupted after "
+                                                r"0 iteration\(s\)\)") as record:
         result = ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], criterion="mssc", progress=False)
-    assert result.n_iter == 0 and np.all(result.scores == 0)
+    assert result.n_iter == 0 and not result.scored and np.all(result.scores == 0)
     assert record[0].filename == __file__
 
 
-def test_the_api_does_not_warn_after_an_iteration():
+def test_one_iteration_that_leaves_a_gap_has_not_scored_and_two_have():
+    X, _ = make_gaussian_clusters(12, 2, cluster_std=2.0, random_state=3)
+    cons = {"ml": [(0, 1), (2, 5)], "cl": [(0, 2), (3, 4), (1, 7)], "criterion": "mssc", "progress": False,
+            "random_state": 0}
+    with pytest.warns(ConvergenceWarning, match="status iteration_limit after 1 iteration"):
+        one = ccopt.impact_scores(X, 2, max_iter=1, **cons)
+    assert not one.scored and one.gap > 0 and np.all(one.scores == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        two = ccopt.impact_scores(X, 2, max_iter=2, **cons)
+    assert two.scored and two.n_iter == 2
+
+
+def test_the_lp_dual_route_has_scored_after_its_one_solve():
     X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        result = ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], criterion="mssc", max_iter=1,
-                                     progress=False)
-    assert result.n_iter == 1
+        result = ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], method="lp-dual", progress=False)
+    assert result.n_iter == 1 and result.scored
 
 
 def test_a_time_limit_that_no_iteration_meets_is_an_error_and_writes_nothing(files, capsys, monkeypatch):
@@ -72,9 +85,8 @@ def test_a_time_limit_that_no_iteration_meets_is_an_error_and_writes_nothing(fil
                  "--time-limit", "0.001", "--out", str(out), "--plot", str(plot)])
     stdout, stderr = capsys.readouterr()
     assert code == 2
-    assert stderr.startswith("ccopt score: error: no iteration finished within --time-limit 0.001 s "
-                             "(status time_limit")
-    assert "allow more time" in stderr and "warning" not in stderr
+    assert stderr.startswith("ccopt score: error: the run stopped (status time_limit) after 0 iteration(s)")
+    assert "Allow more time (--time-limit) or iterations (--max-iter)" in stderr and "warning" not in stderr
     assert stdout == "" and not out.exists() and not plot.exists()
 
 

@@ -64,8 +64,9 @@ __all__ = ["METHODS", "impact_scores"]
 
 logger = logging.getLogger(__name__)
 
-# The start of the warning given when no iteration finished (the command line matches it).
-NO_ITERATION = "The scores were not computed"
+# The start of the warning given when the run stopped too early to score (the command line
+# matches it).
+NOT_SCORED = "The scores were not computed"
 
 METHODS = {
     "kmedoids": ("voronoi", "lagrangian", "lp", "exact", "lp-dual"),
@@ -271,8 +272,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     Warns
     -----
     ConvergenceWarning
-        No iteration finished (the time limit ran out or Ctrl-C came during the first one):
-        ``n_iter`` is 0 and every score is the starting 0, which predicts nothing.
+        The run stopped before its multipliers left their starting zeros (the time limit or
+        Ctrl-C came during the first iterations; ``result.scored`` is False): every score is
+        0, which predicts nothing.
     CcoptWarning
         Weights or hard flags that the score does not read (it scores every constraint as a
         candidate with the paper's unit penalty).
@@ -327,12 +329,6 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
             upper_bound=route.upper_bound, f1_of=f1_of, average_tail=setting.score_from == "average",
         )
 
-    if outcome.n_iter == 0:
-        # The multipliers start at 0, so every score would be 0 and nothing predicted: say so
-        # rather than let a table of zeros pass for a finding.
-        work = "LP solve" if setting.method == "lp-dual" else "subgradient iteration"
-        warn_user(f"{NO_ITERATION} (no {work} finished, status {outcome.status}): every score is the "
-                  "starting 0 and predicts nothing; allow more time.", ConvergenceWarning)
     mult = outcome.average_multipliers if setting.score_from == "average" and outcome.average_multipliers is not None \
         else outcome.best_multipliers
     predictor = _Predictor(cons, setting.tau, outcome.upper_bound if math.isfinite(outcome.upper_bound) else 1.0)
@@ -340,7 +336,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     normalized, predicted = predictor.predict(unique_scores)
     detection = detection_scores(truth, predicted) if truth is not None else None
     labels = outcome.best_labels
-    return ImpactScoreResult(
+    result = ImpactScoreResult(
         constraints=cons,
         scores=cons.to_given(unique_scores),
         normalized_scores=cons.to_given(normalized),
@@ -362,6 +358,12 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         erroneous=None if truth is None else cons.to_given(truth),
         oracle_multipliers=outcome.best_oracle_multipliers,
     )
+    if not result.scored:
+        # Say so rather than let a table of zeros pass for a finding.
+        warn_user(f"{NOT_SCORED} (status {outcome.status} after {outcome.n_iter} iteration(s)): the "
+                  "multipliers never left their starting 0, so every score is 0 and predicts nothing; "
+                  "allow more time or iterations.", ConvergenceWarning)
+    return result
 
 
 class _RepairBackoff:

@@ -93,6 +93,9 @@ class ImpactScoreResult:
         (``voronoi`` and the MSSC route) only estimate it.
     gap : float
         ``(upper - lower) / |upper|``; ``inf`` unless both bounds are finite.
+    scored : bool
+        False when the run stopped before its multipliers left their starting zeros (see
+        the property), so that the zero scores say nothing.
     multipliers : Multipliers
         The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
         ``constraints.cl_indices`` and ``constraints.ml_indices``).
@@ -149,6 +152,18 @@ class ImpactScoreResult:
         if not np.isfinite(self.upper_bound) or not np.isfinite(self.lower_bound):
             return float("inf")
         return (self.upper_bound - self.lower_bound) / max(1e-12, abs(self.upper_bound))
+
+    @property
+    def scored(self) -> bool:
+        """Whether the scores come from multipliers the run computed.
+
+        False when it stopped before: ``lp-dual`` without its LP solve, the other methods
+        after no iteration, or after one that did not close the gap (its best multipliers
+        are then the starting zeros, so every score is 0 whatever the constraints).
+        """
+        if self.method == "lp-dual":
+            return self.n_iter >= 1
+        return self.n_iter >= 2 or (self.n_iter == 1 and self.status is Status.OPTIMAL)
 
     @property
     def set_score(self) -> float:

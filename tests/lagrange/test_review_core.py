@@ -9,7 +9,7 @@ from scipy.spatial.distance import cdist
 import ccopt
 import ccopt.models
 from ccopt import Constraints
-from ccopt.exceptions import SolverError
+from ccopt.exceptions import ConvergenceWarning, SolverError
 from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import OracleSolution
@@ -86,9 +86,10 @@ def test_lp_dual_out_of_time_returns_the_start_marked_time_limit(monkeypatch):
 
     monkeypatch.setattr(ccopt.models, "solve_lp_duals", out_of_time)
     X, ml, cl = _blobs()
-    res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp-dual", time_limit=0.5, random_state=0,
-                              progress=False)
-    assert res.status == "time_limit" and res.n_iter == 0 and len(res.history) == 0
+    with pytest.warns(ConvergenceWarning, match="The scores were not computed"):
+        res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp-dual", time_limit=0.5, random_state=0,
+                                  progress=False)
+    assert res.status == "time_limit" and res.n_iter == 0 and len(res.history) == 0 and not res.scored
     assert res.lower_bound == -np.inf
     assert np.all(res.scores == 0) and not res.predicted_erroneous.any()
     assert feasible(res.labels, ml, cl) and np.unique(res.labels).size == 3
