@@ -404,8 +404,16 @@ def _load_inputs(args):
     """The data set (features rescaled by --scale), the constraints bound to it (None when none
     were given) and the fitted scaler (None without --scale)."""
     from ccopt.constraints import Constraints
-    from ccopt.datasets import load_csv
+    from ccopt.datasets import _looks_like_data, load_csv
 
+    header, header_line = _header(args.data)
+    if _looks_like_data(header):
+        # load_csv only warns; here the first object would be lost and every constraint would
+        # point one row too low, so the command stops.
+        raise DataFormatError(
+            f"the header row {header[:5]} holds only numbers: the file seems to have no header, and its "
+            "first object would be read as column names. Add a header row (e.g. x0,x1,...).",
+            path=args.data, line=header_line)
     dataset = load_csv(args.data, label_column=args.label_column)
     scaler = _scaler(args.scale)
     if scaler is not None:
@@ -478,9 +486,15 @@ def _run_score(args) -> int:
     if len(constraints) == 0:
         raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
     from ccopt.lagrange import impact_scores
-    from ccopt.lagrange.api import NOT_SCORED
+    from ccopt.lagrange.api import _DEFAULT_METHOD, METHODS, NOT_SCORED, SOLVER_METHODS
     from ccopt.status import Status
 
+    method = args.method or _DEFAULT_METHOD[args.criterion or "kmedoids"]
+    known = {m for methods in METHODS.values() for m in methods}  # an unknown one: the library says so
+    if args.solver is not None and method in known and method not in SOLVER_METHODS:
+        # As `cluster` refuses options its algorithm does not read.
+        raise InvalidParameterError(
+            f"--solver is read by --method {', '.join(SOLVER_METHODS)} only; --method {method} solves no program.")
     options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
                                                        "solver", "tau", "score_from")
                if getattr(args, name) is not None}

@@ -219,6 +219,22 @@ class ViolationReport:
         return self.n_ml + self.n_cl
 
 
+
+def _check_in_range(pairs: np.ndarray, n_samples: int, row_name) -> None:
+    """Refuse pairs with an index >= n_samples, naming the rows; hint at 1-based files."""
+    out = np.flatnonzero((pairs >= n_samples).any(axis=1))
+    if not out.size:
+        return
+    rows = [f"{row_name(r)} = ({pairs[r, 0]}, {pairs[r, 1]})" for r in out]
+    hint = ""
+    if pairs.max() == n_samples and pairs.min() >= 1:
+        # The usual cause: indices counted from 1, which fit until the last object is used.
+        hint = (f" The largest index is {n_samples} and none is 0: if the indices count from 1, "
+                "subtract 1 from each (ccopt counts from 0).")
+    raise InvalidConstraintError(
+        f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) in {_listing(rows)}.{hint}",
+        rows=out)
+
 class Constraints:
     """A validated set of must-link and cannot-link constraints.
 
@@ -287,13 +303,7 @@ class Constraints:
 
         if n_samples is not None:
             n_samples = check_positive_int(n_samples, "n_samples")
-            out = np.flatnonzero((arr >= n_samples).any(axis=1))
-            if out.size:
-                rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in out]
-                raise InvalidConstraintError(
-                    f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
-                    f"in {_listing(rows)}.", rows=out
-                )
+            _check_in_range(arr, n_samples, row_name)
         self_pairs = np.flatnonzero(arr[:, 0] == arr[:, 1])
         if self_pairs.size:
             rows = [f"{row_name(r)} = ({arr[r, 0]}, {arr[r, 1]})" for r in self_pairs]
@@ -843,13 +853,7 @@ class Constraints:
                 f"These constraints were built for n_samples={self.n_samples}, "
                 f"but the data has {n_samples} rows."
             )
-        out = np.flatnonzero((self.pairs >= n_samples).any(axis=1))
-        if out.size:
-            rows = [f"{self.row_name(r)} = ({self.pairs[r, 0]}, {self.pairs[r, 1]})" for r in out]
-            raise InvalidConstraintError(
-                f"Object index out of range for n_samples={n_samples} (valid 0..{n_samples - 1}) "
-                f"in {_listing(rows)}."
-            )
+        _check_in_range(self.pairs, n_samples, self.row_name)
         clone = self._copy_with(slice(None))
         clone.n_samples = n_samples
         return clone

@@ -73,6 +73,8 @@ METHODS = {
     "mssc": ("kmeans",),
 }
 _DEFAULT_METHOD = {"kmedoids": "voronoi", "mssc": "kmeans"}
+# The methods that solve programs, and so read ``solver``.
+SOLVER_METHODS = ("lp", "exact", "lp-dual")
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Sett
 
         # A named solver must exist even when this method needs none: a typo never passes silently.
         check_solver(solver)
+        if method not in SOLVER_METHODS:
+            warn_user(f"solver={solver!r} is not used: method={method!r} solves no program (the methods "
+                      f"{', '.join(map(repr, SOLVER_METHODS))} do).", CcoptWarning)
     return _Setting(criterion, method, float(epsilon), float(tau), score_from, solver)
 
 
@@ -218,7 +223,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     solver : str, optional
         Pyomo solver for the "lp", "exact" and "lp-dual" methods (default
         ``ccopt.solvers.DEFAULT_RESOLVE_SOLVER``, HiGHS through ``highs_matrix``); the other
-        methods need no solver.
+        methods need no solver (one given to them must exist, and a warning says it is unused).
     random_state : int, Generator or None
         Seeds the starting clustering and the repair routine.
     progress : bool, default=True

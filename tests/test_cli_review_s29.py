@@ -1,0 +1,79 @@
+"""Command-line defects found by a user audit: a file without a header, 1-based indices, an
+unused --solver."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import ccopt
+from ccopt import CcoptWarning, Constraints, InvalidConstraintError
+from ccopt.cli import main
+from ccopt.generators import make_gaussian_clusters
+
+
+@pytest.fixture
+def data(tmp_path):
+    X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
+    rows = "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X)
+    with_header = tmp_path / "data.csv"
+    with_header.write_text("x,y\n" + rows)
+    without = tmp_path / "noheader.csv"
+    without.write_text(rows)
+    cons = tmp_path / "cons.csv"
+    cons.write_text("i,j,kind\n0,1,ML\n0,9,CL\n")
+    return X, with_header, without, cons
+
+
+def test_a_data_file_without_a_header_is_an_error_on_the_command_line(data, capsys):
+    # load_csv only warned: the first object became the header, every later one was numbered
+    # one too low, and the constraints pointed at the wrong rows (exit 0).
+    X, _, without, cons = data
+    for argv in (["cluster", str(without), "-k", "2", "--algorithm", "kmeans", "-q"],
+                 ["score", str(without), "--constraints", str(cons), "-k", "2", "-q"]):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code == 2 and out == ""
+        assert err.startswith(f"ccopt {argv[0]}: error: {without}:1: the header row ['{float(X[0, 0])!r}', "
+                              f"'{float(X[0, 1])!r}'] holds only numbers")
+        assert "Add a header row" in err
+
+
+def test_an_index_equal_to_n_hints_at_one_based_indices():
+    with pytest.raises(InvalidConstraintError, match=r"\(3, 10\)\. The largest index is 10 and none is 0: "
+                                                     r"if the indices count from 1, subtract 1"):
+        Constraints.from_pairs(ml=[(1, 2)], cl=[(3, 10)], n_samples=10)
+    with pytest.raises(InvalidConstraintError, match=r"if the indices count from 1") as info:
+        Constraints.from_pairs(ml=[(1, 2), (3, 10)]).with_n_samples(10)
+    assert list(info.value.rows) == [1]
+    # Index 0 is used: the file counts from 0, and the hint would mislead.
+    with pytest.raises(InvalidConstraintError) as info:
+        Constraints.from_pairs(ml=[(0, 2), (3, 10)], n_samples=10)
+    assert "count from 1" not in str(info.value)
+
+
+def test_the_cli_hint_names_the_line(data, tmp_path, capsys):
+    _, with_header, _, _ = data
+    one_based = tmp_path / "one.csv"
+    one_based.write_text("i,j,kind\n1,2,ML\n3,10,CL\n")
+    code = main(["score", str(with_header), "--constraints", str(one_based), "-k", "2", "-q"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "line 3" in err and "if the indices count from 1, subtract 1" in err
+
+
+def test_a_solver_for_a_method_that_solves_nothing_is_refused_or_warned(data, capsys):
+    X, with_header, _, cons = data
+    code = main(["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--solver", "highs"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err == ("ccopt score: error: --solver is read by --method lp, exact, lp-dual only; --method voronoi "
+                   "solves no program.\n")
+    with pytest.warns(CcoptWarning, match=r"solver='highs' is not used: method='kmeans' solves no program") as rec:
+        ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], criterion="mssc", solver="highs", max_iter=5,
+                            progress=False)
+    assert rec[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CcoptWarning)
+        ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], method="lp", solver="highs", max_iter=5,
+                            progress=False)
