@@ -36,6 +36,8 @@ _UPPER = "black"
 _F1 = "darkgreen"
 _FRACTION = "tab:red"
 _ERRONEOUS = "tab:cyan"
+# Up to this many iterations every bound is also drawn as markers: a line of one point is invisible.
+_MARKERS_UP_TO = 50
 
 
 def _score_cmap():
@@ -83,7 +85,8 @@ def plot_convergence(history, *, ax=None, title: str | None = None, show_iterate
     (light blue, when ``show_iterates``) and the best upper bound (black, dashed); when the
     history has an ``f1`` column, F1 of the predicted erroneous constraints is drawn on a
     twin right axis (dark green, 0 to 1). Iterations before a finite bound exists are left
-    blank.
+    blank. A history of at most 50 iterations is also drawn with markers, one shape per
+    series, so that a run of a single iteration still shows its points.
 
     Parameters
     ----------
@@ -127,23 +130,31 @@ def plot_convergence(history, *, ax=None, title: str | None = None, show_iterate
     def finite(values):
         return np.where(np.isfinite(values), values, np.nan)
 
+    # One shape per series, so that a short run (a single point has no line) still tells them apart.
+    markers = n <= _MARKERS_UP_TO
+
+    def marked(shape, **style):
+        return {"marker": shape, "markersize": 4.5, **style} if markers else {}
+
     handles = []
     if show_iterates and "lower_bound" in columns:
         handles += ax.plot(x, finite(columns["lower_bound"]), color=_LOWER, alpha=0.3, linewidth=0.8,
-                           label="Lagrangian value")
+                           label="Lagrangian value", **marked(".", markersize=6.0))
     best = columns.get("best_lower_bound")
     if best is None:
         best = np.fmax.accumulate(finite(columns["lower_bound"]))
-    handles += ax.plot(x, finite(best), color=_LOWER, linewidth=1.8, label="lower bound (best)")
+    handles += ax.plot(x, finite(best), color=_LOWER, linewidth=1.8, label="lower bound (best)", **marked("o"))
     if "upper_bound" in columns:
+        # Hollow, so a lower bound equal to it stays visible inside.
         handles += ax.plot(x, finite(columns["upper_bound"]), color=_UPPER, linestyle="--", linewidth=1.5,
-                           label="upper bound")
+                           label="upper bound", **marked("s", markersize=7.0, markerfacecolor="none"))
     ax.set_xlabel("iteration")
     ax.set_ylabel("objective bound")
     ax.grid(True, alpha=0.3)
     if "f1" in columns:
         twin = ax.twinx()
-        handles += twin.plot(x, columns["f1"], color=_F1, linewidth=1.5, label="F1 (erroneous constraints)")
+        handles += twin.plot(x, columns["f1"], color=_F1, linewidth=1.5, label="F1 (erroneous constraints)",
+                             **marked("^"))
         twin.set_ylim(0.0, 1.02)
         twin.set_ylabel("F1", color=_F1)
         twin.tick_params(axis="y", colors=_F1)
