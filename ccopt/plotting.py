@@ -38,6 +38,7 @@ _FRACTION = "tab:red"
 _ERRONEOUS = "tab:cyan"
 # Up to this many iterations every bound is also drawn as markers: a line of one point is invisible.
 _MARKERS_UP_TO = 50
+_ROW_INDEX = "row index of X"
 
 
 def _score_cmap():
@@ -168,8 +169,10 @@ def plot_convergence(history, *, ax=None, title: str | None = None, show_iterate
 def project_2d(X, *, feature_names=None) -> tuple[np.ndarray, tuple[str, str]]:
     """Coordinates to draw: X itself when it has 2 columns, else its first two principal axes.
 
-    One column is drawn against zero. The principal axes come from the SVD of the centred
-    data, with signs fixed (largest loading positive) so the picture is reproducible.
+    One column is drawn against the row index (0 to n_samples - 1, axis label ``"row index
+    of X"``): drawn against a constant, every point and edge would lie on one line. The
+    principal axes come from the SVD of the centred data, with signs fixed (largest loading
+    positive) so the picture is reproducible.
 
     Parameters
     ----------
@@ -201,7 +204,7 @@ def project_2d(X, *, feature_names=None) -> tuple[np.ndarray, tuple[str, str]]:
     if d == 2:
         return X.copy(), (names[0], names[1])
     if d == 1:
-        return np.column_stack([X[:, 0], np.zeros(X.shape[0])]), (names[0], "")
+        return np.column_stack([X[:, 0], np.arange(X.shape[0], dtype=np.float64)]), (names[0], _ROW_INDEX)
     centred = X - X.mean(axis=0)
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
     # A single object has one (zero) singular value: pad to two axes, as with d == 1.
@@ -224,7 +227,8 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     two objects: must-links solid, cannot-links dashed, coloured by impact score with a
     colour bar (most negative, i.e. most suspicious, at the low end). Erroneous constraints
     (the truth, when known) are highlighted by a wide cyan band under the segment. With more
-    than two features the data are projected on their first two principal axes.
+    than two features the data are projected on their first two principal axes; one feature
+    is drawn against the row index (see :func:`project_2d`).
 
     Parameters
     ----------
@@ -332,6 +336,10 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
         _, codes = np.unique(labels, return_inverse=True)
         ax.scatter(coords[:, 0], coords[:, 1], s=point_size, c=codes, cmap="tab10", vmin=0, vmax=9,
                    zorder=3, edgecolors="white", linewidths=0.4)
+    if np.shape(X)[1] == 1:  # the y axis is the row index (see project_2d): no fractional rows
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if norm is not None:
         from matplotlib.cm import ScalarMappable
 

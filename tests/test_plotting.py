@@ -203,7 +203,7 @@ def test_constraint_scatter_labels_raw_features_by_name_and_projections_as_pcs()
     X3 = np.column_stack([X, X[:, 0] - X[:, 1]])
     ax = plot_constraint_scores(X3, constraints=cons, feature_names=("a", "b", "c")).axes[0]
     assert ax.get_xlabel().startswith("PC1 (") and ax.get_ylabel().startswith("PC2 (")
-    assert project_2d(X[:, :1], feature_names=["width"])[1] == ("width", "")
+    assert project_2d(X[:, :1], feature_names=["width"])[1] == ("width", "row index of X")
     with pytest.raises(InvalidParameterError, match="feature_names has 3 names, X has 2 columns"):
         plot_constraint_scores(X, constraints=cons, feature_names=("a", "b", "c"))
 
