@@ -225,10 +225,11 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
 
     Points are coloured by cluster (``labels``). Every constraint is a segment between its
     two objects: must-links solid, cannot-links dashed, coloured by impact score with a
-    colour bar (most negative, i.e. most suspicious, at the low end). Erroneous constraints
-    (the truth, when known) are highlighted by a wide cyan band under the segment. With more
-    than two features the data are projected on their first two principal axes; one feature
-    is drawn against the row index (see :func:`project_2d`).
+    colour bar (most negative, i.e. most suspicious, at the low end). The most negative
+    scores are drawn last, on top of the others. Erroneous constraints (the truth, when
+    known) are highlighted by a wide cyan band under the segment. With more than two
+    features the data are projected on their first two principal axes; one feature is
+    drawn against the row index (see :func:`project_2d`).
 
     Parameters
     ----------
@@ -303,32 +304,40 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
 
     fig, ax = _axes(ax, figsize)
     segments = coords[pairs] if m else np.empty((0, 2, 2))
-    handles = []
+    handles, names = [], []
     if erroneous is not None and erroneous.any():
         ax.add_collection(LineCollection(segments[erroneous], colors=_ERRONEOUS, linewidths=7.0, alpha=0.35,
-                                         capstyle="round", zorder=1))
-        handles.append(Line2D([], [], color=_ERRONEOUS, linewidth=7.0, alpha=0.35, label="erroneous"))
+                                         capstyle="round", zorder=1, gid="erroneous"))
+        handles.append(Line2D([], [], color=_ERRONEOUS, linewidth=7.0, alpha=0.35))
+        names.append("erroneous")
     norm = None
     if cmap is None:
         cmap = _score_cmap()
+    # One collection in one draw order: with a collection per kind, every cannot-link was drawn
+    # over every must-link, and in input order the many 0-score edges buried the suspicious ones.
+    order = np.arange(m)
     if scores is not None and m:
         finite = scores[np.isfinite(scores)]
         low = float(finite.min()) if finite.size else 0.0  # NaN scores must not hide the range
         norm = Normalize(vmin=low if low < 0 else -1.0, vmax=0.0)
-    for mask, style, name, colour in ((is_ml, "solid", "must-link", "tab:green"),
-                                      (~is_ml, (0, (4, 2)), "cannot-link", "tab:purple")):
-        if not mask.any():
-            continue
-        collection = LineCollection(segments[mask], linestyles=style, linewidths=1.6, zorder=2)
+        # Highest score first, most negative last (on top); NaN at the bottom.
+        order = np.argsort(-np.where(np.isnan(scores), np.inf, scores), kind="stable")
+    styles = {True: "solid", False: (0, (4, 2))}
+    colours = {True: "tab:green", False: "tab:purple"}
+    if m:
+        collection = LineCollection(segments[order], linestyles=[styles[bool(ml)] for ml in is_ml[order]],
+                                    linewidths=1.6, zorder=2, gid="constraints")
         if norm is not None:
-            collection.set_array(scores[mask])
+            collection.set_array(scores[order])
             collection.set_cmap(cmap)
             collection.set_norm(norm)
         else:
-            collection.set_color(colour)
+            collection.set_color([colours[bool(ml)] for ml in is_ml[order]])
         ax.add_collection(collection)
-        handles.append(Line2D([], [], color="0.3" if norm is not None else colour, linestyle=style,
-                              label=name))
+    for present, ml, name in ((is_ml.any(), True, "must-link"), ((~is_ml).any(), False, "cannot-link")):
+        if present:
+            handles.append(Line2D([], [], color="0.3" if norm is not None else colours[ml], linestyle=styles[ml]))
+            names.append(name)
     if labels is None:
         ax.scatter(coords[:, 0], coords[:, 1], s=point_size, color="0.55", zorder=3, edgecolors="white",
                    linewidths=0.4)
@@ -350,7 +359,7 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     ax.set_ylabel(axis_labels[1])
     ax.autoscale_view()
     if handles:
-        ax.legend(handles=handles, loc="best", fontsize="small", framealpha=0.9)
+        ax.legend(handles, names, loc="best", fontsize="small", framealpha=0.9)
     if title:
         ax.set_title(title)
     return fig

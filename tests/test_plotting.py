@@ -94,14 +94,15 @@ def test_constraint_scatter_edges_styles_colours_and_highlight(tmp_path):
     ax = fig.axes[0]
     assert len(fig.axes) == 2  # the data and the colour bar
     lines = [c for c in ax.collections if isinstance(c, LineCollection)]
-    highlight, ml, cl = lines
-    np.testing.assert_array_equal(highlight.get_segments()[0], X[[2, 3]])  # only the erroneous ML
-    assert len(ml.get_segments()) == 2 and len(cl.get_segments()) == 1
-    np.testing.assert_array_equal(ml.get_segments()[1], X[[2, 3]])
-    np.testing.assert_array_equal(cl.get_segments()[0], X[[0, 4]])
-    np.testing.assert_array_equal(ml.get_array(), [0.0, -2.0])
-    assert ml.get_linestyle()[0][1] is None and cl.get_linestyle()[0][1] is not None  # solid / dashed
-    assert ml.norm.vmin == -2.0 and ml.norm.vmax == 0.0
+    *casing, edges = lines
+    assert casing and {c.get_gid() for c in casing} == {"erroneous"} and edges.get_gid() == "constraints"
+    for stroke in casing:  # only the erroneous ML
+        np.testing.assert_array_equal(np.asarray(stroke.get_segments()), [X[[2, 3]]])
+    # All constraints in one collection, highest score first.
+    np.testing.assert_array_equal(np.asarray(edges.get_segments()), [X[[0, 1]], X[[0, 4]], X[[2, 3]]])
+    np.testing.assert_array_equal(edges.get_array(), [0.0, -1.0, -2.0])
+    assert [dashes is None for _, dashes in edges.get_linestyle()] == [True, False, True]  # ML solid, CL dashed
+    assert edges.norm.vmin == -2.0 and edges.norm.vmax == 0.0
     points = [c for c in ax.collections if isinstance(c, PathCollection)]
     assert len(points) == 1 and len(points[0].get_offsets()) == 5
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["erroneous", "must-link", "cannot-link"]
@@ -143,8 +144,8 @@ def test_constraint_scatter_without_scores_or_labels():
     X, cons = _square()
     fig = plot_constraint_scores(X, constraints=cons)
     assert len(fig.axes) == 1  # no colour bar without scores
-    ml, cl = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)]
-    assert ml.get_array() is None and cl.get_array() is None
+    (edges,) = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)]
+    assert edges.get_array() is None and len(edges.get_segments()) == 3
 
 
 def test_constraint_scatter_checks_lengths():

@@ -21,6 +21,30 @@ def _close_figures():
     plt.close("all")
 
 
+def test_the_most_negative_scores_are_drawn_last():
+    # Edges were drawn in input order, must-links before cannot-links: a few suspicious edges
+    # were buried under the many grey 0-score edges drawn after them.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    ml = [(i, i + 1) for i in range(0, 40, 2)]
+    cl = [(i, 59 - i) for i in range(20)]
+    cons = Constraints.from_pairs(ml=ml, cl=cl, n_samples=60)
+    scores = np.zeros(40)
+    scores[[1, 5, 30]] = [-3.0, -1.0, -2.0]  # two must-links, one cannot-link
+    scores[12] = np.nan
+    ax = plot_constraint_scores(X, constraints=cons, scores=scores).axes[0]
+    scored = [c for c in ax.collections if isinstance(c, LineCollection) and c.get_array() is not None]
+    drawn = sorted(scored, key=lambda c: c.get_zorder())  # stable: ties in the order added
+    in_draw_order = np.concatenate([np.asarray(c.get_array(), dtype=np.float64) for c in drawn])
+    assert in_draw_order.size == 40
+    assert np.isnan(in_draw_order[0])  # an unknown score goes to the bottom
+    assert in_draw_order[-3:].tolist() == [-1.0, -2.0, -3.0]
+    assert (np.diff(in_draw_order[1:]) <= 0).all()
+    segments = np.concatenate([np.asarray(c.get_segments()) for c in drawn])
+    np.testing.assert_array_equal(segments[-1], X[[ml[1][0], ml[1][1]]])  # score -3 is the second ML row
+    np.testing.assert_array_equal(segments[-2], X[[cl[10][0], cl[10][1]]])  # -2: the eleventh CL row
+
+
 def test_a_one_iteration_history_is_drawn_as_markers_and_a_long_one_as_lines():
     # Lines of a single point draw nothing: the audit's one-iteration run gave empty axes.
     fig = plot_convergence({"iteration": [1], "lower_bound": [15.7], "best_lower_bound": [15.7],
