@@ -5,8 +5,8 @@ function                            figure
 ==================================  =============================================================
 :func:`plot_convergence`            subgradient run: lower/upper bound by iteration, F1 of the
                                     predictions on a twin axis (Fig. 8)
-:func:`plot_constraint_scores`            the data in 2-D (PCA when d > 2), points coloured by
-                                    cluster, ML (solid) and CL (dashed) edges coloured by impact
+:func:`plot_constraint_scores`      the data in 2-D (PCA when d > 2), points coloured by
+                                    cluster, ML (solid) and CL (dashed) edges in greys by impact
                                     score, erroneous constraints highlighted (Figs. 1 and 4)
 :func:`plot_k_sweep`                fraction predicted erroneous and F1 against k (Fig. 3)
 :func:`plot_selection_boxplots`     ARI box plots of constraint-set selection (Figs. 9-10)
@@ -35,17 +35,62 @@ _LOWER = "tab:blue"
 _UPPER = "black"
 _F1 = "darkgreen"
 _FRACTION = "tab:red"
-_ERRONEOUS = "tab:cyan"
+# Points own hue (one per cluster) and the constraints own grey: the edges run from near black
+# (most suspicious) to light grey, and the erroneous ones are cased in black and white. No
+# cluster is grey, so nothing on a constraint plot can be read as a cluster's colour.
+_EDGE = "0.25"
+_CASING = (("black", 7.5), ("white", 5.0))  # (colour, line width), outer stroke first
 # Up to this many iterations every bound is also drawn as markers: a line of one point is invisible.
 _MARKERS_UP_TO = 50
 _ROW_INDEX = "row index of X"
 
 
 def _score_cmap():
-    """Dark red for the most negative score, light grey for 0."""
+    """Near black for the most negative score, light grey for 0."""
     from matplotlib.colors import LinearSegmentedColormap
 
-    return LinearSegmentedColormap.from_list("ccopt_scores", ["#67000d", "#d7301f", "#fc8d59", "#c8c8c8"])
+    return LinearSegmentedColormap.from_list("ccopt_scores", ["#111111", "#d4d4d4"])
+
+
+def _cielab(rgb: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) coordinates of sRGB colours, shape (n, 3) or (n, 4) -> (n, 3)."""
+    rgb = np.asarray(rgb, dtype=np.float64)[:, :3]
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    to_xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    xyz = linear @ to_xyz.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
+
+
+def _cluster_colours(n_clusters: int) -> np.ndarray:
+    """One distinct, non-grey RGBA colour per cluster.
+
+    Up to 9 clusters: tab10 without its grey; up to 18: then tab20's light tones of the same
+    nine hues (the first nine colours do not change as k grows); beyond: ``n_clusters`` points
+    of turbo (0.05 to 0.95) at equal CIELAB distances along the map, since equal steps of the
+    map parameter give neighbours between 9 and 36 units apart.
+
+    Parameters
+    ----------
+    n_clusters : int
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, 4)
+    """
+    import matplotlib as mpl
+    from matplotlib.colors import to_rgba_array
+
+    tab20 = mpl.colormaps["tab20"].colors
+    grey = 7  # the hue index of grey in tab10 (and of the grey pair in tab20)
+    palette = [tab20[2 * h] for h in range(10) if h != grey] + [tab20[2 * h + 1] for h in range(10) if h != grey]
+    if n_clusters <= len(palette):
+        return to_rgba_array(palette[:n_clusters])
+    turbo = mpl.colormaps["turbo"]
+    t = np.linspace(0.05, 0.95, 512)
+    steps = np.linalg.norm(np.diff(_cielab(turbo(t)), axis=0), axis=1)
+    travelled = np.concatenate([[0.0], np.cumsum(steps)])
+    return turbo(np.interp(np.linspace(0.0, travelled[-1], n_clusters), travelled, t))
 
 
 def _axes(ax, figsize):
@@ -223,13 +268,14 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
                      point_size: float = 18.0, figsize=(7.0, 5.5)):
     """The data in 2-D with its constraints as edges coloured by impact score (Figs. 1 and 4).
 
-    Points are coloured by cluster (``labels``). Every constraint is a segment between its
-    two objects: must-links solid, cannot-links dashed, coloured by impact score with a
-    colour bar (most negative, i.e. most suspicious, at the low end). The most negative
-    scores are drawn last, on top of the others. Erroneous constraints (the truth, when
-    known) are highlighted by a wide cyan band under the segment. With more than two
-    features the data are projected on their first two principal axes; one feature is
-    drawn against the row index (see :func:`project_2d`).
+    Points are coloured by cluster (``labels``), one distinct colour per cluster for any
+    number of clusters, never grey. Every constraint is a segment between its two objects:
+    must-links solid, cannot-links dashed, in greys by impact score with a colour bar (near
+    black for the most negative, i.e. most suspicious, score; light grey for 0). The most
+    negative scores are drawn last, on top of the others. Erroneous constraints (the truth,
+    when known) are cased in a wide black-and-white band. With more than two features the
+    data are projected on their first two principal axes; one feature is drawn against the
+    row index (see :func:`project_2d`).
 
     Parameters
     ----------
@@ -240,7 +286,8 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     constraints : Constraints, optional
     scores : array-like of shape (n_given,), optional
         One score per given constraint row (as in ``ImpactScoreResult.scores``). Without
-        scores, edges are drawn in two fixed colours and no colour bar.
+        scores, edges are dark grey (the line style tells must-links from cannot-links) and
+        there is no colour bar.
     labels : array-like of shape (n_samples,), optional
         Cluster of each point.
     erroneous : array-like of bool, shape (n_given,), optional
@@ -250,8 +297,9 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     ax : matplotlib.axes.Axes, optional
     title : str, optional
     cmap : str or matplotlib.colors.Colormap, optional
-        Colour map of the scores; the default runs from dark red (most negative score) to
-        light grey (score 0), so the suspicious constraints stand out.
+        Colour map of the scores; the default runs from near black (most negative score) to
+        light grey (score 0), so the suspicious constraints stand out and no edge takes a
+        cluster's colour.
     point_size : float, default=18.0
     figsize : tuple, default=(7.0, 5.5)
 
@@ -306,9 +354,10 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     segments = coords[pairs] if m else np.empty((0, 2, 2))
     handles, names = [], []
     if erroneous is not None and erroneous.any():
-        ax.add_collection(LineCollection(segments[erroneous], colors=_ERRONEOUS, linewidths=7.0, alpha=0.35,
-                                         capstyle="round", zorder=1, gid="erroneous"))
-        handles.append(Line2D([], [], color=_ERRONEOUS, linewidth=7.0, alpha=0.35))
+        for colour, width in _CASING:
+            ax.add_collection(LineCollection(segments[erroneous], colors=colour, linewidths=width,
+                                             capstyle="round", zorder=1, gid="erroneous"))
+        handles.append(tuple(Line2D([], [], color=colour, linewidth=width) for colour, width in _CASING))
         names.append("erroneous")
     norm = None
     if cmap is None:
@@ -323,7 +372,6 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
         # Highest score first, most negative last (on top); NaN at the bottom.
         order = np.argsort(-np.where(np.isnan(scores), np.inf, scores), kind="stable")
     styles = {True: "solid", False: (0, (4, 2))}
-    colours = {True: "tab:green", False: "tab:purple"}
     if m:
         collection = LineCollection(segments[order], linestyles=[styles[bool(ml)] for ml in is_ml[order]],
                                     linewidths=1.6, zorder=2, gid="constraints")
@@ -332,18 +380,18 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
             collection.set_cmap(cmap)
             collection.set_norm(norm)
         else:
-            collection.set_color([colours[bool(ml)] for ml in is_ml[order]])
+            collection.set_color(_EDGE)
         ax.add_collection(collection)
     for present, ml, name in ((is_ml.any(), True, "must-link"), ((~is_ml).any(), False, "cannot-link")):
         if present:
-            handles.append(Line2D([], [], color="0.3" if norm is not None else colours[ml], linestyle=styles[ml]))
+            handles.append(Line2D([], [], color=_EDGE, linestyle=styles[ml]))
             names.append(name)
     if labels is None:
         ax.scatter(coords[:, 0], coords[:, 1], s=point_size, color="0.55", zorder=3, edgecolors="white",
                    linewidths=0.4)
     else:
-        _, codes = np.unique(labels, return_inverse=True)
-        ax.scatter(coords[:, 0], coords[:, 1], s=point_size, c=codes, cmap="tab10", vmin=0, vmax=9,
+        clusters, codes = np.unique(labels, return_inverse=True)
+        ax.scatter(coords[:, 0], coords[:, 1], s=point_size, color=_cluster_colours(clusters.size)[codes],
                    zorder=3, edgecolors="white", linewidths=0.4)
     if np.shape(X)[1] == 1:  # the y axis is the row index (see project_2d): no fractional rows
         from matplotlib.ticker import MaxNLocator

@@ -21,6 +21,46 @@ def _close_figures():
     plt.close("all")
 
 
+def _clusters(k: int, per: int = 3):
+    """``per`` points in each of k clusters on a circle; an ML and a CL per cluster, scores and truth."""
+    rng = np.random.default_rng(k)
+    angle = np.repeat(np.linspace(0, 2 * np.pi, k, endpoint=False), per)
+    X = np.column_stack([np.cos(angle), np.sin(angle)]) * 10 + rng.normal(scale=0.3, size=(k * per, 2))
+    labels = np.repeat(np.arange(k), per)
+    ml = [(per * c, per * c + 1) for c in range(k)]
+    cl = [(per * c, per * ((c + 1) % k)) for c in range(k)]
+    cons = Constraints.from_pairs(ml=ml, cl=cl, n_samples=len(X))
+    scores = -rng.uniform(0, 3, size=2 * k) * (rng.uniform(size=2 * k) < 0.5)
+    return X, labels, cons, scores
+
+
+def _rgb(colours) -> np.ndarray:
+    return np.round(np.asarray(colours, dtype=np.float64)[:, :3], 6)
+
+
+@pytest.mark.parametrize("k", [9, 10, 18, 20, 25])
+def test_every_cluster_has_its_own_colour_and_no_edge_or_band_takes_one(k):
+    # tab10 with vmin=0, vmax=9 gave every cluster from the tenth on the same cyan, the colour
+    # of the 'erroneous' band; edges without scores were tab:green and tab:purple, cluster colours.
+    X, labels, cons, scores = _clusters(k)
+    for given in ({"scores": scores, "erroneous": scores < -1.5}, {"erroneous": scores < -1.5}):
+        fig = plot_constraint_scores(X, constraints=cons, labels=labels, **given)
+        fig.canvas.draw()  # maps the scores to colours
+        ax = fig.axes[0]
+        (points,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+        faces = _rgb(points.get_facecolor())
+        per_cluster = {tuple(faces[labels == c][0]) for c in range(k)}
+        assert len(per_cluster) == k
+        assert all((faces[labels == c] == faces[labels == c][0]).all() for c in range(k))
+        lines = [c for c in ax.collections if isinstance(c, LineCollection)]
+        strokes = np.vstack([_rgb(c.get_edgecolor()) for c in lines])
+        assert not set(map(tuple, strokes)) & per_cluster
+        # Stronger than 'not equal': the edges and the band are grey, and no cluster is.
+        assert np.ptp(strokes, axis=1).max() == 0.0
+        assert np.ptp(faces, axis=1).min() > 0.1
+        plt.close(fig)
+
+
 def test_the_most_negative_scores_are_drawn_last():
     # Edges were drawn in input order, must-links before cannot-links: a few suspicious edges
     # were buried under the many grey 0-score edges drawn after them.
