@@ -415,6 +415,7 @@ def _load_inputs(args):
             "first object would be read as column names. Add a header row (e.g. x0,x1,...).",
             path=args.data, line=header_line)
     dataset = load_csv(args.data, label_column=args.label_column)
+    _warn_about_non_feature_columns(dataset, args.data)
     scaler = _scaler(args.scale)
     if scaler is not None:
         dataset = dataclasses.replace(dataset, X=scaler.fit_transform(dataset.X))
@@ -440,6 +441,30 @@ def _load_inputs(args):
         logger.info("%s: %d objects, %d features; %s: %d must-link, %d cannot-link", args.data, n,
                     dataset.n_features, where, constraints.n_ml, constraints.n_cl)
     return dataset, constraints, scaler
+
+
+# Column names that usually hold row numbers or classes, not measurements.
+_ID_NAMES = {"id", "index", "idx", "row"}
+_CLASS_NAMES = {"class", "classes", "label", "labels", "target", "species", "category", "cluster", "group"}
+
+
+def _warn_about_non_feature_columns(dataset, path: str) -> None:
+    """Warn about feature columns that look like row numbers or classes: every column but
+    --label-column is a feature, and such a column silently changes every distance."""
+    import numpy as np
+
+    n = dataset.n_samples
+    for column, name in enumerate(dataset.feature_names):
+        key = name.strip().lower()
+        values = dataset.X[:, column]
+        if key in _ID_NAMES or (n > 2 and any(np.array_equal(values, np.arange(n) + s) for s in (0, 1))):
+            advice = "looks like row numbers; remove it from the file"
+        elif key in _CLASS_NAMES:
+            advice = f"looks like classes; if it holds them, pass --label-column {name}"
+        else:
+            continue
+        logger.warning("%s: column %r is used as a feature (every column except --label-column is one) but "
+                       "%s.", path, name, advice)
 
 
 def _save_figure(fig, path: Path, option: str) -> None:

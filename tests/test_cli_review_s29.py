@@ -3,6 +3,7 @@ unused --solver."""
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import pytest
@@ -77,3 +78,29 @@ def test_a_solver_for_a_method_that_solves_nothing_is_refused_or_warned(data, ca
         warnings.simplefilter("error", CcoptWarning)
         ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(0, 9)], method="lp", solver="highs", max_iter=5,
                             progress=False)
+
+
+@pytest.mark.parametrize(("header", "column", "advice"), [
+    ("x,y,species", "species", "looks like classes; if it holds them, pass --label-column species"),
+    ("id,x,y", "id", "looks like row numbers; remove it from the file"),
+    ("n,x,y", "n", "looks like row numbers; remove it from the file"),  # 1..n whatever its name
+])
+def test_columns_that_look_like_classes_or_row_numbers_are_named(data, tmp_path, caplog, header, column, advice):
+    # Every column but --label-column is a feature: a forgotten label column or a row number
+    # changed every distance without a word (Iris: lower bound 109.7 instead of 103.9).
+    X, _, _, _ = data
+    extra = {"species": [0, 1] * 5, "id": list(range(10)), "n": list(range(1, 11))}[column]
+    rows = [[*map(repr, map(float, x))] for x in X]
+    rows = [[str(e), *r] if header.startswith(column) else [*r, str(e)] for e, r in zip(extra, rows, strict=True)]
+    path = tmp_path / "extra.csv"
+    path.write_text(header + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    with caplog.at_level(logging.WARNING, logger="ccopt"):
+        assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: column '{column}' is used as a feature (every column except --label-column is one) but {advice}."]
+    caplog.clear()
+    if column == "species":
+        with caplog.at_level(logging.WARNING, logger="ccopt"):
+            assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q", "--label-column",
+                         column]) == 0
+        assert caplog.records == []
