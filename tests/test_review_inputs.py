@@ -229,7 +229,8 @@ def test_console_script_into_a_closed_pipe_exits_141_quietly(data_file, buffered
     os.close(read_end)
     try:
         proc = subprocess.run([sys.executable, "-m", "ccopt", "cluster", str(data_file), "-k", "2",
-                               "--algorithm", "kmeans", "-q"], stdout=write_end, stderr=subprocess.PIPE,
+                               "--algorithm", "kmeans", "-q", "--label-column", "class"],
+                              stdout=write_end, stderr=subprocess.PIPE,
                               env=env, timeout=120, check=False)
     finally:
         os.close(write_end)
