@@ -340,3 +340,36 @@ def check_choice(value, name: str, choices: Iterable[str]) -> str:
         valid = ", ".join(repr(c) for c in choices)
         raise InvalidParameterError(f"Unknown {name} {_show(value)}; valid values are {valid}.")
     return value
+
+
+def separator_hint(text: str, delimiter: str = ",") -> str:
+    """A hint to append to a parse error when ``text`` seems split by another separator.
+
+    A semicolon- or tab-separated file read with commas gives one field such as
+    ``'0.06;-0.07'``; the bare error ("non-numeric value") did not say why.
+
+    Parameters
+    ----------
+    text : str
+        The offending field (or header).
+    delimiter : str, default=","
+        The separator the file was read with.
+
+    Returns
+    -------
+    str
+        ``""`` or a sentence starting with a space.
+    """
+    for other, shown in ((";", "';'"), ("\t", "a tab"), (",", "','"), ("|", "'|'")):
+        if other != delimiter and other in text and delimiter not in text:
+            return (f" The file seems to separate its fields with {shown}: pass "
+                    f"delimiter={other!r} (command line: --delimiter {other!r}).")
+    return ""
+
+
+def check_delimiter(delimiter) -> str:
+    """A field separator: one character."""
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
+    return delimiter
+

@@ -200,6 +200,14 @@ def _sizes(text: str) -> list[int]:
 
 
 # ============================================================================ parser
+def _delimiter(text: str) -> str:
+    """One separator character; 'tab' and '\\t' name the tab, which a shell hardly passes."""
+    value = "\t" if text in ("tab", "\\t") else text
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character or 'tab', got {text!r}")
+    return value
+
+
 def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required: bool) -> None:
     parser.add_argument("data", metavar="DATA.csv", help="data file (CSV with a header row)")
     parser.add_argument("-k", "--n-clusters", type=_positive_int, required=True, metavar="K",
@@ -209,6 +217,8 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group = parser.add_mutually_exclusive_group(required=constraints_required)
     group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
+    parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
+                        help="field separator of the CSV files (default ','; e.g. ';' or 'tab')")
     parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
@@ -406,7 +416,7 @@ def _load_inputs(args):
     from ccopt.constraints import Constraints
     from ccopt.datasets import _looks_like_data, load_csv
 
-    header, header_line = _header(args.data)
+    header, header_line = _header(args.data, args.delimiter)
     if _looks_like_data(header):
         # load_csv only warns; here the first object would be lost and every constraint would
         # point one row too low, so the command stops.
@@ -414,7 +424,7 @@ def _load_inputs(args):
             f"the header row {header[:5]} holds only numbers: the file seems to have no header, and its "
             "first object would be read as column names. Add a header row (e.g. x0,x1,...).",
             path=args.data, line=header_line)
-    dataset = load_csv(args.data, label_column=args.label_column)
+    dataset = load_csv(args.data, label_column=args.label_column, delimiter=args.delimiter)
     _warn_about_non_feature_columns(dataset, args.data)
     scaler = _scaler(args.scale)
     if scaler is not None:
@@ -427,7 +437,7 @@ def _load_inputs(args):
         )
     constraints = None
     if args.constraints is not None:
-        constraints = Constraints.from_csv(args.constraints, n_samples=n)
+        constraints = Constraints.from_csv(args.constraints, n_samples=n, delimiter=args.delimiter)
     elif args.constraint_matrix is not None:
         matrix = Constraints.from_matrix_file(args.constraint_matrix)
         try:
@@ -599,16 +609,16 @@ def _write_labels(path: Path, labels) -> None:
     print(f"wrote {path}")
 
 
-def _load_new_rows(path: str, features: tuple, label_column: str | None, data_path: str):
+def _load_new_rows(path: str, features: tuple, label_column: str | None, data_path: str, delimiter: str = ","):
     """The feature matrix of the --predict file, whose columns must be the training features.
 
     The label column of the training file may be there or not.
     """
     from ccopt.datasets import load_csv
 
-    header, header_line = _header(path)
+    header, header_line = _header(path, delimiter)
     labelled = label_column is not None and label_column in header
-    new = load_csv(path, label_column=label_column if labelled else None)
+    new = load_csv(path, label_column=label_column if labelled else None, delimiter=delimiter)
     if new.feature_names != tuple(features):
         raise DataFormatError(
             f"the feature columns {list(new.feature_names)} are not those of {data_path} "
@@ -616,7 +626,7 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
     return new.X
 
 
-def _header(path: str) -> tuple[list[str], int]:
+def _header(path: str, delimiter: str = ",") -> tuple[list[str], int]:
     """The header of a CSV file as load_csv reads it, and its 1-based line; empty when it cannot be
     read (load_csv then says why).
 
@@ -625,7 +635,7 @@ def _header(path: str) -> tuple[list[str], int]:
     """
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
+            reader = csv.reader(handle, delimiter=delimiter)
             start = 1
             for fields in reader:
                 if any(f.strip() for f in fields):
@@ -663,7 +673,8 @@ def _run_cluster(args) -> int:
     dataset, constraints, scaler = _load_inputs(args)
     # Read before the fit, which may be long: a bad --predict file fails at once.
     new_X = (None if args.predict is None
-             else _load_new_rows(args.predict, dataset.feature_names, args.label_column, args.data))
+             else _load_new_rows(args.predict, dataset.feature_names, args.label_column, args.data,
+                                 args.delimiter))
     if new_X is not None and scaler is not None:
         new_X = scaler.transform(new_X)
     estimator = make_estimator(args.algorithm, args.n_clusters,

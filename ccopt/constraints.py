@@ -27,7 +27,13 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ccopt._sparse import membership
-from ccopt._validation import check_labels, check_positive_int, check_random_state
+from ccopt._validation import (
+    check_delimiter,
+    check_labels,
+    check_positive_int,
+    check_random_state,
+    separator_hint,
+)
 from ccopt._warnings import warn_user
 from ccopt.exceptions import (
     ConflictingConstraintError,
@@ -560,7 +566,7 @@ class Constraints:
             raise DataFormatError(str(exc), path=path) from None
 
     @classmethod
-    def from_csv(cls, path: str | PathLike, *, n_samples: int | None = None) -> Constraints:
+    def from_csv(cls, path: str | PathLike, *, n_samples: int | None = None, delimiter: str = ",") -> Constraints:
         """Read constraints from a CSV file with a header ``i,j,kind`` (optional ``weight``, ``hard``).
 
         Indices are 0-based; ``kind`` is ``ML`` or ``CL``. Malformed rows raise
@@ -576,6 +582,8 @@ class Constraints:
             ``+1``/``-1``. Blank lines are skipped.
         n_samples : int, optional
             Number of objects; when given, indices are checked to be ``< n_samples``.
+        delimiter : str, default=","
+            The field separator (one character, e.g. ``";"`` or ``"\\t"``).
 
         Returns
         -------
@@ -591,17 +599,20 @@ class Constraints:
             out-of-range index, ``i == j``); ``line`` is set when one row is at fault.
         ConflictingConstraintError
             A pair given both as must-link and as cannot-link; the message names the lines.
+        InvalidParameterError
+            ``delimiter`` not a single character.
 
         Warns
         -----
         DuplicateConstraintWarning
             When a pair is given more than once with the same kind (the rows are merged).
         """
+        delimiter = check_delimiter(delimiter)
         path = str(path)
         pairs, kinds, weights, hard, lines = [], [], [], [], []
         try:
             with open(path, newline="", encoding="utf-8-sig") as handle:
-                reader = csv.reader(handle)
+                reader = csv.reader(handle, delimiter=delimiter)
                 header = next(reader, None)
                 if header is None:
                     raise DataFormatError("the file is empty; expected a header i,j,kind", path=path, line=1)
@@ -609,8 +620,8 @@ class Constraints:
                 missing = [c for c in ("i", "j", "kind") if c not in names]
                 if missing:
                     raise DataFormatError(
-                        f"header {header!r} lacks column(s) {missing}; expected i,j,kind[,weight][,hard]",
-                        path=path, line=1)
+                        f"header {header!r} lacks column(s) {missing}; expected i,j,kind[,weight][,hard]."
+                        + separator_hint("".join(header), delimiter), path=path, line=1)
                 known = ("i", "j", "kind", "weight", "hard")
                 twice = [c for c in known if names.count(c) > 1]
                 if twice:

@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ccopt._validation import check_data
+from ccopt._validation import check_data, check_delimiter, separator_hint
 from ccopt._warnings import warn_user
 from ccopt.constraints import Constraints
 from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
@@ -322,7 +322,8 @@ def _line_of_bad_byte(path: str) -> int | None:
     return None  # pragma: no cover - the text reader and bytes.decode disagree
 
 
-def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str) -> np.ndarray:
+def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str,
+                   delimiter: str = ",") -> np.ndarray:
     """Strings to float64; missing markers become NaN, anything else non-numeric is an error."""
     stripped = np.char.strip(cells)
     missing = np.isin(np.char.lower(stripped), list(_MISSING))
@@ -337,7 +338,8 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
                 float(stripped[r, c])
             except ValueError:
                 raise DataFormatError(
-                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}",
+                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}."
+                    + separator_hint(str(cells[r, c]) + columns[c], delimiter),
                     path=path, line=lines[r]) from None
         raise  # pragma: no cover - numpy and float() disagree
     finite = np.isfinite(values)
@@ -441,8 +443,7 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         file probably has no header, and its first object was taken for one.
     """
     path = _check_path(path, "path")
-    if not isinstance(delimiter, str) or len(delimiter) != 1:
-        raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
+    delimiter = check_delimiter(delimiter)
     header, rows, lines = _read_table(path, delimiter, label_column)
     if _looks_like_data(header):
         warn_user(
@@ -458,7 +459,7 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         keep = [c for c in range(len(header)) if c != at]
         cells = cells[:, keep]
         columns = [header[c] for c in keep]
-    X = _parse_numbers(cells, columns, lines, path)
+    X = _parse_numbers(cells, columns, lines, path, delimiter)
     return Dataset(X, labels, name or Path(path).stem, tuple(columns), {}, label_names)
 
 

@@ -104,3 +104,36 @@ def test_columns_that_look_like_classes_or_row_numbers_are_named(data, tmp_path,
             assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q", "--label-column",
                          column]) == 0
         assert caplog.records == []
+
+
+def _semicolon_files(tmp_path, X, separator):
+    tmp_path.mkdir(exist_ok=True)
+    data = tmp_path / "semi.csv"
+    data.write_text(f"x{separator}y\n" + "".join(f"{float(a)!r}{separator}{float(b)!r}\n" for a, b in X))
+    cons = tmp_path / "csemi.csv"
+    cons.write_text(f"i{separator}j{separator}kind\n0{separator}1{separator}ML\n0{separator}9{separator}CL\n")
+    return data, cons
+
+
+def test_a_file_with_another_separator_is_named_and_read_with_delimiter(data, tmp_path, capsys):
+    # The bare "non-numeric value '0.06;-0.07' in column 'x;y'" did not say why.
+    X, with_header, _, cons = data
+    semi, csemi = _semicolon_files(tmp_path, X, ";")
+    hint = "The file seems to separate its fields with ';': pass delimiter=';' (command line: --delimiter ';')."
+    assert main(["score", str(semi), "--constraints", str(cons), "-k", "2", "-q"]) == 2
+    err = capsys.readouterr()[1]
+    assert f"{semi}:2: non-numeric value" in err and hint in err
+    assert main(["score", str(with_header), "--constraints", str(csemi), "-k", "2", "-q"]) == 2
+    err = capsys.readouterr()[1]
+    assert f"{csemi}:1: header ['i;j;kind'] lacks column(s)" in err and hint in err
+    assert main(["score", str(semi), "--constraints", str(csemi), "-k", "2", "-q", "--delimiter", ";"]) == 0
+    assert "2 constraints" in capsys.readouterr()[0]
+    assert Constraints.from_csv(csemi, delimiter=";").pairs.tolist() == [[0, 1], [0, 9]]
+    tabbed, ctabbed = _semicolon_files(tmp_path / "tab", X, "\t")
+    assert main(["cluster", str(tabbed), "--constraints", str(ctabbed), "-k", "2", "--algorithm", "kmeans",
+                 "-q", "--delimiter", "tab"]) == 0
+    with pytest.raises(ccopt.InvalidParameterError, match="delimiter must be a single character, got ';;'"):
+        Constraints.from_csv(csemi, delimiter=";;")
+    with pytest.raises(SystemExit):
+        main(["score", str(semi), "--constraints", str(csemi), "-k", "2", "--delimiter", ";;"])
+    assert "expected one character or 'tab', got ';;'" in capsys.readouterr()[1]
