@@ -11,6 +11,7 @@ import numpy as np
 from ccopt._warnings import warn_user
 from ccopt.exceptions import (
     CcoptWarning,
+    DataFormatError,
     InfeasibleConstraintsError,
     InvalidDataError,
     InvalidParameterError,
@@ -21,6 +22,7 @@ __all__ = [
     "check_bool_array",
     "check_choice",
     "check_data",
+    "check_delimiter",
     "check_fraction",
     "check_labels",
     "check_n_clusters",
@@ -29,6 +31,8 @@ __all__ = [
     "check_positive_int",
     "check_random_state",
     "check_time_limit",
+    "not_utf8_error",
+    "separator_hint",
     "warn_far_from_origin",
 ]
 
@@ -372,4 +376,24 @@ def check_delimiter(delimiter) -> str:
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise InvalidParameterError(f"delimiter must be a single character, got {delimiter!r}.")
     return delimiter
+
+
+def not_utf8_error(path: str, exc: UnicodeDecodeError) -> DataFormatError:
+    """The error for a text file that is not UTF-8, with the line of its first bad byte."""
+    return DataFormatError(f"not a UTF-8 text file: {exc.reason} (byte 0x{exc.object[exc.start]:02x}); "
+                           "save it as UTF-8 (CSV UTF-8 in a spreadsheet)", path=path, line=_line_of_bad_byte(path))
+
+
+def _line_of_bad_byte(path: str) -> int | None:
+    """1-based line of the first byte that is not UTF-8 (the text reader decodes in blocks, so its
+    own line count is no guide)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return raw.count(b"\n", 0, exc.start) + 1
+    except OSError:
+        return None
+    return None  # pragma: no cover - the text reader and bytes.decode disagree
 

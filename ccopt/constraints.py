@@ -32,6 +32,7 @@ from ccopt._validation import (
     check_labels,
     check_positive_int,
     check_random_state,
+    not_utf8_error,
     separator_hint,
 )
 from ccopt._warnings import warn_user
@@ -537,7 +538,8 @@ class Constraints:
         path = str(path)
         rows: list[list[float]] = []
         try:
-            with open(path, newline="") as handle:
+            # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first value.
+            with open(path, newline="", encoding="utf-8-sig") as handle:
                 for line_no, line in enumerate(handle, start=1):
                     text = line.strip()
                     if not text:
@@ -555,6 +557,8 @@ class Constraints:
                             path=path, line=line_no)
         except OSError as exc:
             raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+        except UnicodeDecodeError as exc:
+            raise not_utf8_error(path, exc) from None
         if not rows:
             raise DataFormatError("the constraint matrix file is empty", path=path)
         try:
@@ -669,8 +673,10 @@ class Constraints:
                     lines.append(line_no)
         except OSError as exc:
             raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
-        except (csv.Error, UnicodeDecodeError) as exc:
+        except csv.Error as exc:
             raise DataFormatError(f"not a readable CSV file: {exc}", path=path) from None
+        except UnicodeDecodeError as exc:
+            raise not_utf8_error(path, exc) from None
         try:
             return cls(np.array(pairs, dtype=np.int64).reshape(-1, 2), np.array(kinds, dtype=np.int8),
                        weights=np.array(weights), hard=np.array(hard, dtype=bool), n_samples=n_samples,

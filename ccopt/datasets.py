@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ccopt._validation import check_data, check_delimiter, separator_hint
+from ccopt._validation import check_data, check_delimiter, not_utf8_error, separator_hint
 from ccopt._warnings import warn_user
 from ccopt.constraints import Constraints
 from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
@@ -274,9 +274,7 @@ def _read_table(path: str, delimiter: str,
     except csv.Error as exc:
         raise DataFormatError(f"not a readable CSV file: {exc}", path=path, line=start) from None
     except UnicodeDecodeError as exc:
-        raise DataFormatError(f"not a UTF-8 text file: {exc.reason} (byte 0x{exc.object[exc.start]:02x}); "
-                              "save it as UTF-8 (CSV UTF-8 in a spreadsheet)",
-                              path=path, line=_line_of_bad_byte(path)) from None
+        raise not_utf8_error(path, exc) from None
     if header is None:
         raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
     if not rows:
@@ -307,19 +305,6 @@ def _check_header(header: list[str], label_column: str | None, path: str, line: 
     if twice:
         raise DataFormatError(f"the header names column(s) {twice} more than once; column names must differ",
                               path=path, line=line)
-
-
-def _line_of_bad_byte(path: str) -> int | None:
-    """1-based line of the first byte that is not UTF-8 (the text reader decodes in blocks, so its
-    own line count is no guide)."""
-    try:
-        raw = Path(path).read_bytes()
-        raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return raw.count(b"\n", 0, exc.start) + 1
-    except OSError:
-        return None
-    return None  # pragma: no cover - the text reader and bytes.decode disagree
 
 
 def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str,
@@ -368,9 +353,14 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
     missing value as ``1.0, 2.0``, and ``2`` and ``2.0`` are one class, not two.
     """
     stripped = np.char.strip(raw)
-    empty = np.flatnonzero(stripped == "")
-    if empty.size:
-        raise DataFormatError(f"empty value in label column {column!r}", path=path, line=lines[empty[0]])
+    # The markers a feature column reads as missing ("NA", "nan", "?") are missing here too,
+    # not a class of their own.
+    missing = np.flatnonzero(np.isin(np.char.lower(stripped), list(_MISSING)))
+    if missing.size:
+        value = str(stripped[missing[0]])
+        what = "empty value" if value == "" else f"missing value {value!r}"
+        raise DataFormatError(f"{what} in label column {column!r}: every object needs its class",
+                              path=path, line=lines[missing[0]])
     try:
         as_int = stripped.astype(np.int64)
         return as_int, None
@@ -428,8 +418,8 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         Unreadable, non-UTF-8 or empty file, a header without data rows, a column without a
         name (such as the row index pandas writes by default) or a name given twice, a row
         with the wrong number of fields (an unclosed quote shows as one), a non-numeric
-        feature value, a missing label column, an empty label value (the message names the
-        file and the line).
+        feature value, a missing label column, an empty or missing (``NA``, ``NaN``, ``?``) label
+        value (the message names the file and the line).
     InvalidDataError
         A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
         names the data row, the line and the column).

@@ -4,6 +4,7 @@ unused --solver."""
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 
 import pytest
@@ -137,3 +138,34 @@ def test_a_file_with_another_separator_is_named_and_read_with_delimiter(data, tm
     with pytest.raises(SystemExit):
         main(["score", str(semi), "--constraints", str(csemi), "-k", "2", "--delimiter", ";;"])
     assert "expected one character or 'tab', got ';;'" in capsys.readouterr()[1]
+
+
+def test_a_matrix_file_with_a_byte_order_mark_is_read(tmp_path):
+    # Spreadsheets write one; the first value was '\ufeff0' and the file was refused.
+    path = tmp_path / "m.csv"
+    path.write_bytes("0,1,-1\n1,0,0\n-1,0,0\n".encode("utf-8-sig"))
+    cons = Constraints.from_matrix_file(path)
+    assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 2]]
+
+
+@pytest.mark.parametrize("reader", [
+    lambda p: Constraints.from_csv(p),
+    lambda p: Constraints.from_matrix_file(p),
+    lambda p: ccopt.datasets.load_csv(p),
+])
+def test_a_file_that_is_not_utf8_names_the_line_of_its_first_bad_byte(tmp_path, reader):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("i,j,kind\n0,1,ML\n1,2,CL # caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ccopt.DataFormatError, match=r"latin\.csv:3: not a UTF-8 text file: .*byte 0xe9.*"
+                                                    r"save it as UTF-8") as info:
+        reader(path)
+    assert info.value.line == 3
+
+
+@pytest.mark.parametrize("marker", ["NA", "nan", "?"])
+def test_a_missing_label_is_refused_not_made_a_class(tmp_path, marker):
+    path = tmp_path / "d.csv"
+    path.write_text(f"x,species\n1.0,a\n2.0,{marker}\n3.0,b\n")
+    with pytest.raises(ccopt.DataFormatError, match=rf"d\.csv:3: missing value '{re.escape(marker)}' in label "
+                                                    r"column 'species': every object needs its class"):
+        ccopt.datasets.load_csv(path, label_column="species")

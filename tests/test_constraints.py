@@ -346,7 +346,7 @@ def test_csv_byte_order_mark_and_bad_encoding(tmp_path):
     path.write_bytes("i,j,kind\r\n0,1,ML\r\n".encode("utf-8-sig"))
     assert Constraints.from_csv(path).pairs.tolist() == [[0, 1]]
     path.write_bytes(b"i,j,kind\n0,1,\xff\n")
-    with pytest.raises(DataFormatError, match=r"excel\.csv: not a readable CSV file"):
+    with pytest.raises(DataFormatError, match=r"excel\.csv:2: not a UTF-8 text file"):
         Constraints.from_csv(path)
 
 
