@@ -44,6 +44,7 @@ from ccopt.exceptions import (
     DataFormatError,
     InvalidConstraintError,
     InvalidParameterError,
+    MemoryBudgetError,
 )
 
 __all__ = ["build_parser", "discover_benchmarks", "int_at_least", "main", "number_at_least"]
@@ -200,6 +201,19 @@ def _sizes(text: str) -> list[int]:
 
 
 # ============================================================================ parser
+_MEMORY_ADVICE = ("Score with --criterion mssc (no n x n matrix), subsample the data, or raise the bound "
+                  "with --max-memory GIB.")
+
+
+def _memory_bound(gib: float | None):
+    """The --max-memory bound for the run (the library's default without it)."""
+    if gib is None:
+        return contextlib.nullcontext()
+    from ccopt.config import config_context
+
+    return config_context(max_dense_bytes=max(1, int(gib * 1024**3)))
+
+
 def _delimiter(text: str) -> str:
     """One separator character; 'tab' and '\\t' name the tab, which a shell hardly passes."""
     value = "\t" if text in ("tab", "\\t") else text
@@ -223,6 +237,9 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
                              "features in different units otherwise weigh by their units")
+    parser.add_argument("--max-memory", type=_positive_float, metavar="GIB",
+                        help="largest dense array (such as the n x n distances of the k-medoids "
+                             "criterion) a run may allocate, in GiB (default 4)")
     parser.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     parser.add_argument("--time-limit", type=_positive_float, metavar="S", help="time limit in seconds")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -853,10 +870,15 @@ def main(argv: list[str] | None = None) -> int:
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        code = args.handler(args)
+        with _memory_bound(getattr(args, "max_memory", None)):
+            code = args.handler(args)
         # Buffered output meets a closed pipe only when flushed; at exit that would be too late.
         sys.stdout.flush()
         return code
+    except MemoryBudgetError as exc:
+        # The library's advice names set_config, which a command-line user cannot reach.
+        print(f"ccopt {args.command}: error: {exc.summary} {_MEMORY_ADVICE}", file=sys.stderr)
+        return EXIT_USAGE
     except CcoptError as exc:
         print(f"ccopt {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

@@ -102,12 +102,12 @@ def check_dense_memory(shape: tuple[int, ...], *, itemsize: int = 8, what: str =
     limit = int(_config["max_dense_bytes"])
     dims = " x ".join(str(int(d)) for d in shape)
     if n_bytes > limit:
+        summary = (f"The {what} ({dims}) needs {n_bytes / _GIB:.2f} GiB, more than the configured "
+                   f"bound of {limit / _GIB:.2f} GiB.")
         raise MemoryBudgetError(
-            f"The {what} ({dims}) needs {n_bytes / _GIB:.2f} GiB, more than the configured "
-            f"bound of {limit / _GIB:.2f} GiB. Use a method that needs no dense matrix (for "
-            "example criterion='mssc'), subsample the data, or raise the bound with "
-            "ccopt.set_config(max_dense_bytes=...)."
-        )
+            f"{summary} Use a method that needs no dense matrix (for example criterion='mssc'), "
+            "subsample the data, or raise the bound with ccopt.set_config(max_dense_bytes=...).",
+            summary=summary)
     logger.log(logging.INFO if n_bytes >= _ANNOUNCE_BYTES else logging.DEBUG,
                "The %s (%s) takes %.3f GiB (bound %.2f GiB, ccopt.set_config(max_dense_bytes=...)).",
                what, dims, n_bytes / _GIB, limit / _GIB)

@@ -167,7 +167,24 @@ class SolverError(CcoptError, RuntimeError):
 
 
 class MemoryBudgetError(CcoptError, MemoryError):
-    """A dense allocation would exceed the configured memory bound."""
+    """A dense allocation would exceed the configured memory bound.
+
+    Parameters
+    ----------
+    message : str
+        ``summary`` followed by what to do, in Python terms.
+    summary : str, optional
+        What was refused and why, without the advice (the command line gives its own).
+
+    Attributes
+    ----------
+    summary : str
+        ``summary`` as given, else ``message``.
+    """
+
+    def __init__(self, message: str, *, summary: str | None = None):
+        super().__init__(message)
+        self.summary = message if summary is None else summary
 
 
 class ClusteringDeadEndError(CcoptError, RuntimeError):

@@ -7,6 +7,7 @@ import logging
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 import ccopt
@@ -169,3 +170,24 @@ def test_a_missing_label_is_refused_not_made_a_class(tmp_path, marker):
     with pytest.raises(ccopt.DataFormatError, match=rf"d\.csv:3: missing value '{re.escape(marker)}' in label "
                                                     r"column 'species': every object needs its class"):
         ccopt.datasets.load_csv(path, label_column="species")
+
+
+def test_the_memory_bound_is_set_and_named_on_the_command_line(data, capsys):
+    # The library's advice, ccopt.set_config(max_dense_bytes=...), is out of a CLI user's reach.
+    _, with_header, _, cons = data
+    before = ccopt.get_config()
+    code = main(["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--max-memory", "1e-9"])
+    err = capsys.readouterr()[1]
+    assert code == 2
+    assert err == ("ccopt score: error: The k-medoids distance matrix (10 x 10) needs 0.00 GiB, more than the "
+                   "configured bound of 0.00 GiB. Score with --criterion mssc (no n x n matrix), subsample the "
+                   "data, or raise the bound with --max-memory GIB.\n")
+    assert ccopt.get_config() == before  # the bound held for the run only
+    assert main(["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--criterion", "mssc",
+                 "--max-memory", "1e-9"]) == 0
+    capsys.readouterr()
+    with ccopt.config_context(max_dense_bytes=8), pytest.raises(ccopt.MemoryBudgetError) as info:
+        ccopt.impact_scores(np.zeros((3, 1)) + np.arange(3)[:, None], 2, ml=[(0, 1)], progress=False)
+    assert info.value.summary == ("The k-medoids distance matrix (3 x 3) needs 0.00 GiB, more than the "
+                                  "configured bound of 0.00 GiB.")
+    assert str(info.value).startswith(info.value.summary + " Use a method that needs no dense matrix")
