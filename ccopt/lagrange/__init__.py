@@ -10,14 +10,6 @@ coherence, the k sweep of Fig. 3).
 """
 
 from ccopt.lagrange.api import METHODS, impact_scores
-from ccopt.lagrange.baselines import (
-    coherence,
-    erroneous_fraction_by_k,
-    informativeness,
-    naive_baseline,
-    optimistic_baseline,
-    pessimistic_baseline,
-)
 from ccopt.lagrange.driver import History, SubgradientConfig, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.repair import RepairResult, repair_labels
@@ -42,3 +34,20 @@ __all__ = [
     "repair_labels",
     "run_subgradient",
 ]
+
+# The baselines import ccopt.solvers and with it pyomo.environ (about 0.9 s), which the
+# impact score's default routes never need: they are loaded on first use.
+_BASELINES = ("coherence", "erroneous_fraction_by_k", "informativeness", "naive_baseline",
+              "optimistic_baseline", "pessimistic_baseline")
+
+
+def __getattr__(name: str):
+    if name in _BASELINES:
+        from ccopt.lagrange import baselines
+
+        return getattr(baselines, name)
+    raise AttributeError(f"module 'ccopt.lagrange' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_BASELINES))
