@@ -43,6 +43,7 @@ soft or hard.
 
 from __future__ import annotations
 
+import heapq
 import logging
 from functools import partial
 
@@ -76,6 +77,7 @@ __all__ = ["PCKMeans", "pckmeans"]
 logger = logging.getLogger(__name__)
 
 _INIT_CHOICES = ("neighborhoods", "k-means++")
+_INF = float("inf")
 
 
 class _PCKModel:
@@ -131,6 +133,17 @@ class _PCKModel:
             self.soft_coef.append(soft_dat[sp_ptr[s]:sp_ptr[s + 1]])
             self.hard_nb.append(hard_idx[h_ptr[s]:h_ptr[s + 1]])
             self.hard_pos.append(hard_dat[h_ptr[s]:h_ptr[s + 1]])
+        # The same adjacency as flat edge arrays, for the sweep of :meth:`assign` that takes
+        # every node at once. The edges keep the order of the lists above, and np.add.at adds
+        # in array order, so each cost sums its penalties exactly as the loop over the lists.
+        self.soft_src = local[np.repeat(np.arange(n_super), soft_degree)]
+        self.soft_dst = local[matrix.indices]
+        self.soft_val = matrix.data
+        self.hard_src = local[np.repeat(np.arange(n_super), hard_degree)]
+        self.hard_dst = local[h_indices]
+        # Whom a change of node s's label can affect: its soft and hard neighbours.
+        self.neighbours = [list(dict.fromkeys(soft + hard))
+                           for soft, hard in zip(self.soft_nb, self.hard_nb, strict=True)]
         within = problem.X - self.points[self.closure.component]
         self.within = float(np.einsum("ij,ij->", within, within))
 
@@ -162,34 +175,113 @@ class _PCKModel:
         ``order`` lists the constrained super-instances (local numbers) in visiting order;
         ``previous`` holds the labels of the last pass (``None`` in the first pass, where
         objects not visited yet carry no label and add no penalty).
+
+        The pass is sequential (iterated conditional modes): each super-instance sees the
+        labels already given in this pass to those visited before it and ``previous`` for the
+        others. With ``previous``, it is computed as :meth:`_revisit` describes; the result,
+        dead ends included, is that of the plain loop to the last bit.
         """
         cost = 0.5 * self.sizes[:, None] * squared_distances(self.points, centers)
         labels = np.argmin(cost, axis=1)
         if self.m == 0:
             return labels
-        k = centers.shape[0]
-        rows = cost[self.nodes[order]].tolist()
-        lab = [-1] * self.m if previous is None else previous[self.nodes].tolist()
-        soft_nb, soft_coef, hard_nb = self.soft_nb, self.soft_coef, self.hard_nb
-        clusters = range(k)
-        inf = float("inf")
-        for s, c in zip(order.tolist(), rows, strict=True):
-            for t, a in zip(soft_nb[s], soft_coef[s], strict=True):
-                if lab[t] >= 0:
-                    c[lab[t]] += a
-            for t in hard_nb[s]:
-                if lab[t] >= 0:
-                    c[lab[t]] = inf
-            h = min(clusters, key=c.__getitem__)
-            if c[h] == inf:
-                blockers: dict[int, int] = {}
-                for t, pos in zip(hard_nb[s], self.hard_pos[s], strict=True):
-                    if lab[t] >= 0:
-                        blockers.setdefault(lab[t], pos)
-                return _DeadEnd(int(self.nodes[s]), blockers)
-            lab[s] = h
+        node_cost = cost[self.nodes]
+        if previous is None:
+            # Every label is new in the first pass, so there is nothing to reuse.
+            lab = [-1] * self.m
+            rows = node_cost.tolist()
+            for s in order.tolist():
+                h = self._best_cluster(s, rows[s], lab)
+                if h < 0:
+                    return self._dead_end(s, lab)
+                lab[s] = h
+        else:
+            lab = previous[self.nodes].tolist()
+            dead = self._revisit(node_cost, lab, order)
+            if dead is not None:
+                return dead
         labels[self.nodes] = lab
         return labels
+
+    def _best_cluster(self, s: int, cost: list[float], lab: list[int]) -> int:
+        """The cluster of least cost for node ``s`` given the labels ``lab``, or ``-1``.
+
+        ``cost`` holds the distance costs of ``s`` (a list, updated in place). ``-1`` means
+        that hard cannot-links close every cluster. Ties go to the lowest cluster, as
+        ``np.argmin``.
+        """
+        for t, a in zip(self.soft_nb[s], self.soft_coef[s], strict=True):
+            if lab[t] >= 0:
+                cost[lab[t]] += a
+        for t in self.hard_nb[s]:
+            if lab[t] >= 0:
+                cost[lab[t]] = _INF
+        h = min(range(len(cost)), key=cost.__getitem__)
+        return -1 if cost[h] == _INF else h
+
+    def _dead_end(self, s: int, lab: list[int]) -> _DeadEnd:
+        """Node ``s`` has no open cluster under ``lab``: one blocking constraint per cluster."""
+        blockers: dict[int, int] = {}
+        for t, pos in zip(self.hard_nb[s], self.hard_pos[s], strict=True):
+            if lab[t] >= 0:
+                blockers.setdefault(lab[t], pos)
+        return _DeadEnd(int(self.nodes[s]), blockers)
+
+    def _revisit(self, node_cost: np.ndarray, lab: list[int], order: np.ndarray) -> _DeadEnd | None:
+        """The sequential pass from the labels ``lab`` of the last pass, updated in place.
+
+        A node's choice depends only on its neighbours' labels at its turn: the new label of
+        those visited before it, the last pass's label of the others. So every node's choice
+        is first computed at once from the last pass's labels alone (``node_cost`` rows with
+        the same penalty additions in the same order, hence the same sums). That choice is
+        the sequential one for every node none of whose earlier neighbours changed label.
+        The nodes whose choice differs from their label or is blocked, and the later
+        neighbours of a node that changes (*stale*: their choice must be computed again from
+        the labels of this pass), are then visited in visiting order, the others keep their
+        label. Returns the :class:`_DeadEnd` of the first blocked node in visiting order, or
+        ``None``.
+        """
+        m = self.m
+        before = np.asarray(lab, dtype=np.int64)
+        cost = node_cost.copy()
+        known = before[self.soft_dst] >= 0  # -1 (no label) adds no penalty, as in the loop
+        np.add.at(cost, (self.soft_src[known], before[self.soft_dst[known]]), self.soft_val[known])
+        known = before[self.hard_dst] >= 0
+        cost[self.hard_src[known], before[self.hard_dst[known]]] = np.inf
+        choice = np.argmin(cost, axis=1)
+        blocked = np.isinf(cost[np.arange(m), choice])
+        position = np.empty(m, dtype=np.int64)
+        position[order] = np.arange(m)
+        # Positions in visiting order; a sorted list is a heap.
+        heap = np.sort(position[(choice != before) | blocked]).tolist()
+        if not heap:
+            return None
+        queued = [False] * m  # by position
+        for p in heap:
+            queued[p] = True
+        stale = [False] * m  # by node
+        visit, where = order.tolist(), position.tolist()
+        choice_l, blocked_l = choice.tolist(), blocked.tolist()
+        neighbours = self.neighbours
+        while heap:
+            p = heapq.heappop(heap)
+            s = visit[p]
+            if stale[s]:
+                h = self._best_cluster(s, node_cost[s].tolist(), lab)
+            else:
+                h = -1 if blocked_l[s] else choice_l[s]
+            if h < 0:
+                return self._dead_end(s, lab)
+            if h != lab[s]:
+                lab[s] = h
+                for t in neighbours[s]:
+                    q = where[t]
+                    if q > p:
+                        stale[t] = True
+                        if not queued[q]:
+                            queued[q] = True
+                            heapq.heappush(heap, q)
+        return None
 
 
 def _check_penalty_range(weight: float, constraints: Constraints) -> None:
