@@ -18,8 +18,8 @@ the command then goes on as usual -- prints the result, marked ``status=interrup
 the output files -- and ends with exit code 0. Ctrl-C before there is a result (in ``score``,
 also during the k-means runs that prepare the subgradient run), while the input is read or
 the output written, and in ``bench`` (unless the benchmark catches it) prints ``interrupted``
-on stderr and exits with 130. A ``score`` run stopped before its multipliers left their starting
-zeros (``ImpactScoreResult.scored`` False) has no result: it writes nothing and exits with 130
+on stderr and exits with 130. A ``score`` run stopped while its best multipliers were still the
+starting zeros (``ImpactScoreResult.scored`` False) has no result: it writes nothing and exits with 130
 when interrupted, with 2 (an error naming ``--time-limit`` and ``--max-iter``) otherwise.
 """
 
@@ -560,8 +560,8 @@ def _run_score(args) -> int:
             raise KeyboardInterrupt  # no result yet: exit 130
         raise InvalidParameterError(
             f"the run stopped (status {result.status}) after {result.n_iter} iteration(s) and "
-            f"{result.seconds:.1f} s, the starting clustering included, before its multipliers left their "
-            "starting 0: there are no scores. Allow more time (--time-limit) or iterations (--max-iter).")
+            f"{result.seconds:.1f} s, the starting clustering included, while its best multipliers were "
+            "still the starting 0: there are no scores. Allow more time (--time-limit) or iterations (--max-iter).")
     limit = None if args.top == 0 else args.top
     print(result.table(limit=limit))
     if limit is not None and result.scores.size > limit:

@@ -50,7 +50,7 @@ def test_the_api_warns_that_no_iteration_finished(monkeypatch):
     assert record[0].filename == __file__
 
 
-def test_one_iteration_that_leaves_a_gap_has_not_scored_and_two_have():
+def test_one_iteration_that_leaves_a_gap_has_not_scored_and_more_have():
     X, _ = make_gaussian_clusters(12, 2, cluster_std=2.0, random_state=3)
     cons = {"ml": [(0, 1), (2, 5)], "cl": [(0, 2), (3, 4), (1, 7)], "criterion": "mssc", "progress": False,
             "random_state": 0}
@@ -59,8 +59,32 @@ def test_one_iteration_that_leaves_a_gap_has_not_scored_and_two_have():
     assert not one.scored and one.gap > 0 and np.all(one.scores == 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        two = ccopt.impact_scores(X, 2, max_iter=2, **cons)
-    assert two.scored and two.n_iter == 2
+        more = ccopt.impact_scores(X, 2, max_iter=50, **cons)
+    best = np.asarray(more.history["best_lower_bound"])
+    assert more.scored and best[-1] > best[0] and np.any(more.scores < 0)
+
+
+def test_a_second_iteration_with_a_lower_bound_has_not_scored_either():
+    # The best multipliers move only with a better bound: here the second iteration's bound
+    # is lower, so they are still the starting zeros (the audit's instance, lp route).
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2)) + np.repeat(rng.normal(scale=3, size=(3, 2)), [14, 13, 13], axis=0)
+    pairs = [tuple(p) for p in rng.choice(40, size=(12, 2)) if p[0] != p[1]]
+    ml, cl = pairs[:6], [p for p in pairs[6:] if p not in pairs[:6] and p[::-1] not in pairs[:6]]
+    with pytest.warns(ConvergenceWarning, match="status iteration_limit after 2 iteration"):
+        res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp", max_iter=2, random_state=1, progress=False)
+    lower = np.asarray(res.history["lower_bound"])
+    assert lower[1] < lower[0] and not res.scored and np.all(res.scores == 0)
+
+
+def test_zero_scores_of_a_run_that_gave_up_improving_are_a_finding():
+    # Stagnation: the multipliers were moved and none gave a better bound. Nothing to warn.
+    X, _ = make_gaussian_clusters(30, 3, cluster_std=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = ccopt.impact_scores(X, 3, ml=[(0, 3)], cl=[(0, 1)], criterion="mssc", stagnation_iter=5,
+                                  gap_tol=0.0, random_state=0, progress=False)
+    assert res.status == "stagnation" and res.scored
 
 
 def test_the_lp_dual_route_has_scored_after_its_one_solve():

@@ -277,9 +277,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     Warns
     -----
     ConvergenceWarning
-        The run stopped before its multipliers left their starting zeros (the time limit or
-        Ctrl-C came during the first iterations; ``result.scored`` is False): every score is
-        0, which predicts nothing.
+        The run was stopped (time or iteration limit, Ctrl-C) while its best multipliers were
+        still the starting zeros (``result.scored`` is False): every score is 0, which
+        predicts nothing.
     CcoptWarning
         Weights or hard flags that the score does not read (it scores every constraint as a
         candidate with the paper's unit penalty).
@@ -366,7 +366,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     if not result.scored:
         # Say so rather than let a table of zeros pass for a finding.
         warn_user(f"{NOT_SCORED} (status {outcome.status} after {outcome.n_iter} iteration(s)): the "
-                  "multipliers never left their starting 0, so every score is 0 and predicts nothing; "
+                  "best multipliers are still the starting 0, so every score is 0 and predicts nothing; "
                   "allow more time or iterations.", ConvergenceWarning)
     return result
 

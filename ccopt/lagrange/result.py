@@ -94,8 +94,8 @@ class ImpactScoreResult:
     gap : float
         ``(upper - lower) / |upper|``; ``inf`` unless both bounds are finite.
     scored : bool
-        False when the run stopped before its multipliers left their starting zeros (see
-        the property), so that the zero scores say nothing.
+        False when the run was stopped before any iteration improved on the first lower
+        bound (see the property), so that the zero scores say nothing.
     multipliers : Multipliers
         The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
         ``constraints.cl_indices`` and ``constraints.ml_indices``).
@@ -155,15 +155,23 @@ class ImpactScoreResult:
 
     @property
     def scored(self) -> bool:
-        """Whether the scores come from multipliers the run computed.
+        """Whether the scores say something about the constraints.
 
-        False when it stopped before: ``lp-dual`` without its LP solve, the other methods
-        after no iteration, or after one that did not close the gap (its best multipliers
-        are then the starting zeros, so every score is 0 whatever the constraints).
+        False when the run was stopped (time, iteration limit, Ctrl-C) before any iteration
+        improved on the first lower bound: its best multipliers are then the starting zeros,
+        and every score is 0 whatever the constraints. Also False for ``lp-dual`` before its
+        LP solve. Zero scores are a finding when the gap was closed (``optimal``), when the
+        run gave up improving (``stagnation``) or after a bound better than the first (some
+        oracles also move multipliers of their own, such as ``lagrangian``'s ``mu``).
         """
         if self.method == "lp-dual":
             return self.n_iter >= 1
-        return self.n_iter >= 2 or (self.n_iter == 1 and self.status is Status.OPTIMAL)
+        if self.status in (Status.OPTIMAL, Status.STAGNATION):
+            return True
+        if len(self.history) == 0:
+            return False
+        best = self.history["best_lower_bound"]
+        return bool(best[-1] > best[0])
 
     @property
     def set_score(self) -> float:

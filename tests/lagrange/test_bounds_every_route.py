@@ -44,6 +44,8 @@ def flipped_instances(draw):
     return X, k, Constraints(pairs, kinds, n_samples=n)
 
 
+# 30 iterations may not beat the first bound on a tiny instance: the bounds are checked anyway.
+@pytest.mark.filterwarnings("ignore:The scores were not computed")
 @pytest.mark.parametrize(("criterion", "method"), ROUTES)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instance=flipped_instances())

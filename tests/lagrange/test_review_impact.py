@@ -179,6 +179,8 @@ def _tiny(seed):
     return X, k, pairs, kinds
 
 
+# 30 iterations may not beat the first bound on a tiny instance: the bounds are checked anyway.
+@pytest.mark.filterwarnings("ignore:The scores were not computed")
 # Seeds whose flipped constraint still leaves a feasible set (checked by enumeration below).
 @pytest.mark.parametrize("seed", [0, 3, 9, 13, 21, 44, 49])
 def test_bounds_bracket_the_enumerated_optimum_for_every_route(seed):
