@@ -141,6 +141,11 @@ class PairwiseOperator:
              (np.concatenate([self.ml_u, self.ml_v]), np.concatenate([cols_ml, cols_ml]))),
             shape=(n, n_ml),
         )
+        # Only the objects named by a constraint have a non-zero row in P. The row slices keep
+        # each row's entries in their order, so penalty_rows repeats penalty's sums exactly.
+        self.constrained_rows = np.unique(np.concatenate([self.cl_u, self.cl_v, self.ml_u, self.ml_v]))
+        self._cl_incidence_rows = self._cl_incidence[self.constrained_rows]
+        self._ml_incidence_rows = self._ml_incidence[self.constrained_rows]
 
     def penalty(self, mult: Multipliers) -> np.ndarray:
         """Per-object, per-cluster linear cost ``P`` of shape (n_samples, K).
@@ -157,6 +162,24 @@ class PairwiseOperator:
         ndarray of float, shape (n_samples, K)
         """
         return np.asarray(self._cl_incidence @ (-mult.eta)) + np.asarray(self._ml_incidence @ (mult.lam - mult.gamma))
+
+    def penalty_rows(self, mult: Multipliers) -> np.ndarray:
+        """The rows :attr:`constrained_rows` of :meth:`penalty`, the only ones that can be non-zero.
+
+        Bit for bit ``penalty(mult)[constrained_rows]``, in O(m K) memory instead of
+        O(n K): for k-medoids ``K = n`` and most rows of ``P`` are zero.
+
+        Parameters
+        ----------
+        mult : Multipliers
+            Rows for this operator's constraints (``n_cl`` and ``n_ml``), ``K`` columns.
+
+        Returns
+        -------
+        ndarray of float, shape (len(constrained_rows), K)
+        """
+        return (np.asarray(self._cl_incidence_rows @ (-mult.eta))
+                + np.asarray(self._ml_incidence_rows @ (mult.lam - mult.gamma)))
 
     def constant(self, mult: Multipliers) -> float:
         """The part of the penalty terms of (10) that does not depend on ``x``.
@@ -189,6 +212,39 @@ class PairwiseOperator:
         g_cl = (1.0 + eps) - x[self.cl_u] - x[self.cl_v]
         diff = x[self.ml_u] - x[self.ml_v]
         return Subgradient(g_cl, eps + diff, eps - diff)
+
+    def subgradient_from_columns(self, x_columns: np.ndarray, columns: np.ndarray, n_clusters: int) -> Subgradient:
+        """:meth:`subgradient` of an assignment that is zero outside a few columns.
+
+        Bit for bit ``subgradient(x)`` for the ``(n_samples, n_clusters)`` matrix ``x`` that
+        holds ``x_columns`` in ``columns`` and zeros elsewhere, without forming ``x``: the
+        k-medoids oracle opens ``k`` of ``K = n`` columns. Outside ``columns`` every row
+        activity is the constant ``1 + eps`` (CL) or ``eps`` (ML), which is what
+        ``1 + eps - 0 - 0`` and ``eps +/- (0 - 0)`` give exactly.
+
+        Parameters
+        ----------
+        x_columns : ndarray of shape (n_samples, len(columns))
+            The assignment restricted to ``columns``.
+        columns : ndarray of int
+            Distinct column indices in ``0 .. n_clusters - 1`` (not checked).
+        n_clusters : int
+            Number of columns ``K`` of the full assignment.
+
+        Returns
+        -------
+        Subgradient
+            ``eta`` of shape (n_cl, K), ``lam`` and ``gamma`` of shape (n_ml, K).
+        """
+        eps = self.epsilon
+        g_cl = np.full((self.n_cl, n_clusters), 1.0 + eps)
+        g_cl[:, columns] = (1.0 + eps) - x_columns[self.cl_u] - x_columns[self.cl_v]
+        diff = x_columns[self.ml_u] - x_columns[self.ml_v]
+        g_lam = np.full((self.n_ml, n_clusters), eps)
+        g_lam[:, columns] = eps + diff
+        g_gamma = np.full((self.n_ml, n_clusters), eps)
+        g_gamma[:, columns] = eps - diff
+        return Subgradient(g_cl, g_lam, g_gamma)
 
     def subgradient_from_labels(self, labels: np.ndarray, n_clusters: int) -> Subgradient:
         """Subgradient for a 0/1 assignment given as labels, without forming x densely.
