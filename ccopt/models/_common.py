@@ -36,9 +36,11 @@ about the component that raised it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import numbers
 import sys
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -212,14 +214,36 @@ class _DropReportsOfCcoptErrors(logging.Filter):
     """Drop the ERROR records Pyomo writes while a ccopt error passes through its construction.
 
     Pyomo logs "Constructing component ... failed" (and "Rule failed ...") from inside the
-    ``except`` clause that re-raises, so the exception in flight is the one reported.
+    ``except`` clause that re-raises, so the exception in flight is the one reported. The
+    filter stays on Pyomo's logger and acts only in a thread that is inside
+    :meth:`CheckedAbstractModel.load`: adding and removing it around each load let one
+    thread's load remove it while another's was still running.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._loading = threading.local()
+
+    def loading(self) -> contextlib.AbstractContextManager:
+        return _depth(self._loading)
+
     def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(self._loading, "depth", 0):
+            return True
         return not (record.levelno >= logging.ERROR and isinstance(sys.exc_info()[1], CcoptError))
 
 
+@contextlib.contextmanager
+def _depth(state: threading.local):
+    state.depth = getattr(state, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        state.depth -= 1
+
+
 _DROP_REPORTS_OF_CCOPT_ERRORS = _DropReportsOfCcoptErrors()
+logging.getLogger("pyomo.core").addFilter(_DROP_REPORTS_OF_CCOPT_ERRORS)
 
 
 class CheckedAbstractModel(pyo.AbstractModel):
@@ -242,12 +266,8 @@ class CheckedAbstractModel(pyo.AbstractModel):
             Those of :meth:`pyomo.environ.AbstractModel.load` (data file, dict or
             ``DataPortal``, ``namespaces``, ``profile_memory``).
         """
-        logger = logging.getLogger("pyomo.core")
-        logger.addFilter(_DROP_REPORTS_OF_CCOPT_ERRORS)
-        try:
+        with _DROP_REPORTS_OF_CCOPT_ERRORS.loading():
             super().load(*args, **kwargs)
-        finally:
-            logger.removeFilter(_DROP_REPORTS_OF_CCOPT_ERRORS)
 
 
 def declare_data(m, data: ModelData | None = None) -> None:
@@ -266,10 +286,12 @@ def declare_data(m, data: ModelData | None = None) -> None:
         m.k = pyo.Param(within=pyo.Any)
         m.I = counting_set("n")
         m.F = pyo.Set(ordered=True)
-        # X and the pair columns are indexed by all numbers, not by I x F, ML and CL: an
+        # X's rows and the pair columns are indexed by all numbers, not by I, ML and CL: an
         # index outside those (a row beyond n) then reaches check_data, which names it,
-        # instead of failing the Param's construction with a bare RuntimeError.
-        m.X = pyo.Param(pyo.Reals, pyo.Reals, within=pyo.Any)
+        # instead of failing the Param's construction with a bare RuntimeError. X's columns
+        # stay F, whose names may be words (`set F := x y ;`); the .dat reader needs every
+        # index set to have one dimension, which pyo.Any has not.
+        m.X = pyo.Param(pyo.Reals, m.F, within=pyo.Any)
         m.ML = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
         m.CL = pyo.Set(ordered=True, within=pyo.NonNegativeIntegers, initialize=[])
         m.ml_u = pyo.Param(pyo.Reals, within=pyo.Any)
@@ -350,13 +372,14 @@ def _check_data(m) -> None:
 
 
 def _check_keys(m) -> None:
-    """Refuse entries of ``X`` outside ``I x F`` and pair entries outside ``ML``/``CL``.
+    """Refuse rows of ``X`` outside ``I`` and pair entries outside ``ML``/``CL``.
+
+    (A column outside ``F`` is refused by Pyomo itself: ``X`` is indexed by ``F``.)
 
     Raises
     ------
     InvalidDataError
-        An ``X[i, f]`` whose row ``i`` is not one of the ``n`` objects or whose column ``f``
-        is not in ``F``.
+        An ``X[i, f]`` whose row ``i`` is not one of the ``n`` objects.
     InvalidConstraintError
         An ``ml_u[c]`` (``ml_v``, ``cl_u``, ``cl_v``) whose ``c`` is not in ``ML`` (``CL``).
     """
@@ -366,10 +389,6 @@ def _check_keys(m) -> None:
             raise InvalidDataError(
                 f"X[{i}, {f}] is in the model data (the .dat file), but row {i} is not an "
                 f"object: n = {n} gives the objects 0..{n - 1}. Correct n or remove the row.")
-        if f not in m.F:
-            raise InvalidDataError(
-                f"X[{i}, {f}] is in the model data (the .dat file), but column {f} is not a "
-                f"feature: F = {list(m.F)}. Add it to F or remove the column.")
     for positions, kind, columns in ((m.ML, "must-link", (m.ml_u, m.ml_v)),
                                      (m.CL, "cannot-link", (m.cl_u, m.cl_v))):
         for column in columns:

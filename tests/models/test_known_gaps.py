@@ -1,6 +1,7 @@
 """Gaps between the builders' entry points that let a bad input through without ccopt's word."""
 
 import logging
+import threading
 
 import numpy as np
 import pyomo.environ as pyo
@@ -104,8 +105,6 @@ BAD_DAT = {
                         "n = 4 gives the objects 0..3"]),
     "X row negative": (DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n -1 1.0 1.0 ;"), InvalidDataError,
                        ["X[-1, 0] is in the model data", "row -1 is not an object"]),
-    "X column not in F": (DAT.replace("param X :  0 1 :=", "param X :  0 2 :="), InvalidDataError,
-                          ["X[0, 2] is in the model data", "column 2 is not a feature: F = [0, 1]"]),
     "pair object beyond n": (DAT.replace(" 0 1 2 ;", " 0 1 9 ;"), InvalidConstraintError,
                              ["Object index out of range for n_samples=4 (valid 0..3) in cl[0] = (1, 9)"]),
     "pair position not in ML": (
@@ -147,7 +146,45 @@ def test_pyomo_still_reports_its_own_errors(tmp_path, caplog):
         "Constructing component 'X' from data={(0, 0): 0.0, (1, 0): 0.1, (2, 0): 5.0, "
         "(3, 0): 5.1, ('a', 0): 1.0, (0, 1): 0.0, (1, 1): 0.0, (2, 1): 5.0, (3, 1): 5.0, "
         "('a', 1): 1.0} failed:"]
-    assert logging.getLogger("pyomo.core").filters == []
+
+
+
+def test_features_may_be_named_in_a_dat_file(tmp_path):
+    # X indexed by Reals x Reals refused `set F := x y ;` with a bare Pyomo error.
+    path = tmp_path / "named.dat"
+    path.write_text(DAT.replace("set F := 0 1;", "set F := x y;").replace("param X :  0 1 :=", "param X :  x y :="))
+    for abstract in ABSTRACT:
+        instance = abstract().create_instance(str(path))
+        assert list(instance.F) == ["x", "y"] and pyo.value(instance.X[3, "x"]) == 5.1
+
+
+def test_the_report_filter_acts_only_in_the_loading_thread(caplog):
+    # Added and removed around each load, one thread's load removed it while another's ran.
+    from ccopt.models._common import _DROP_REPORTS_OF_CCOPT_ERRORS as drop
+
+    record = logging.LogRecord("pyomo.core", logging.ERROR, __file__, 1, "Constructing component failed", None, None)
+    loaded, checked = threading.Event(), threading.Event()
+    seen = {}
+
+    def loading_thread():
+        with drop.loading():
+            try:
+                raise InvalidDataError("bad")
+            except InvalidDataError:
+                seen["loading"] = drop.filter(record)
+                loaded.set()
+                checked.wait(10)
+
+    worker = threading.Thread(target=loading_thread)
+    worker.start()
+    loaded.wait(10)
+    try:
+        raise InvalidDataError("bad")
+    except InvalidDataError:
+        seen["other"] = drop.filter(record)  # this thread is not loading: its record stays
+    checked.set()
+    worker.join()
+    assert seen == {"loading": False, "other": True}
 
 
 def test_good_dat_data_still_build(tmp_path):
