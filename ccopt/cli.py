@@ -434,9 +434,10 @@ def _load_inputs(args):
     from ccopt.datasets import _looks_like_data, load_csv
 
     header, header_line = _header(args.data, args.delimiter)
-    if _looks_like_data(header):
+    if _looks_like_data(header) and any(not _is_integer(name) for name in header):
         # load_csv only warns; here the first object would be lost and every constraint would
-        # point one row too low, so the command stops.
+        # point one row too low, so the command stops. Integer names (years: 1990,2000) may
+        # be a real header and keep load_csv's warning.
         raise DataFormatError(
             f"the header row {header[:5]} holds only numbers: the file seems to have no header, and its "
             "first object would be read as column names. Add a header row (e.g. x0,x1,...).",
@@ -541,12 +542,17 @@ def _run_score(args) -> int:
     from ccopt.lagrange.api import _DEFAULT_METHOD, METHODS, NOT_SCORED, SOLVER_METHODS
     from ccopt.status import Status
 
-    method = args.method or _DEFAULT_METHOD[args.criterion or "kmedoids"]
-    known = {m for methods in METHODS.values() for m in methods}  # an unknown one: the library says so
-    if args.solver is not None and method in known and method not in SOLVER_METHODS:
+    criterion = args.criterion or "kmedoids"
+    method = args.method or _DEFAULT_METHOD[criterion]
+    # An unknown method is the library's to name; a known one that solves nothing reads no solver.
+    if args.solver is not None and method in METHODS[criterion] and method not in SOLVER_METHODS:
         # As `cluster` refuses options its algorithm does not read.
+        readers = [m for m in METHODS[criterion] if m in SOLVER_METHODS]
+        if not readers:
+            raise InvalidParameterError(f"--solver is not read with --criterion {criterion}: none of its "
+                                        "methods solves a program.")
         raise InvalidParameterError(
-            f"--solver is read by --method {', '.join(SOLVER_METHODS)} only; --method {method} solves no program.")
+            f"--solver is read by --method {', '.join(readers)} only; --method {method} solves no program.")
     options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
                                                        "solver", "tau", "score_from")
                if getattr(args, name) is not None}
@@ -641,6 +647,13 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
             f"the feature columns {list(new.feature_names)} are not those of {data_path} "
             f"{list(features)} (same names, same order)", path=path, line=header_line)
     return new.X
+
+
+def _is_integer(text: str) -> bool:
+    try:
+        return float(text) == int(text)
+    except ValueError:
+        return False
 
 
 def _header(path: str, delimiter: str = ",") -> tuple[list[str], int]:

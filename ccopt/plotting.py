@@ -299,7 +299,7 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
     cmap : str or matplotlib.colors.Colormap, optional
         Colour map of the scores; the default runs from near black (most negative score) to
         light grey (score 0), so the suspicious constraints stand out and no edge takes a
-        cluster's colour.
+        cluster's colour. A NaN score is drawn dark grey, as an edge without scores.
     point_size : float, default=18.0
     figsize : tuple, default=(7.0, 5.5)
 
@@ -377,7 +377,12 @@ def plot_constraint_scores(X, result=None, *, constraints=None, scores=None, lab
                                     linewidths=1.6, zorder=2, gid="constraints")
         if norm is not None:
             collection.set_array(scores[order])
-            collection.set_cmap(cmap)
+            # A colour map draws NaN in its "bad" colour, transparent by default, which hid the
+            # constraints without a score; they get the dark grey of unscored edges.
+            import matplotlib as mpl
+
+            colormap = mpl.colormaps[cmap] if isinstance(cmap, str) else cmap
+            collection.set_cmap(colormap.with_extremes(bad=_EDGE))
             collection.set_norm(norm)
         else:
             collection.set_color(_EDGE)

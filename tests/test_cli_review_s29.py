@@ -191,3 +191,23 @@ def test_the_memory_bound_is_set_and_named_on_the_command_line(data, capsys):
     assert info.value.summary == ("The k-medoids distance matrix (3 x 3) needs 0.00 GiB, more than the "
                                   "configured bound of 0.00 GiB.")
     assert str(info.value).startswith(info.value.summary + " Use a method that needs no dense matrix")
+
+
+def test_a_header_of_integers_is_only_warned_about(tmp_path, capsys):
+    # Years make a real header of numbers: refusing it left no way to read the file.
+    path = tmp_path / "years.csv"
+    path.write_text("1990,2000,2010\n1,2,3\n4,5,6\n7,8,9\n")
+    code = main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "cluster sizes" in out
+    assert err.startswith("ccopt: warning: ") and "holds only numbers" in err
+
+
+def test_the_solver_refusal_names_the_criterion_s_methods(data, capsys):
+    _, with_header, _, cons = data
+    base = ["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--solver", "highs"]
+    assert main([*base, "--criterion", "mssc"]) == 2
+    assert capsys.readouterr()[1] == ("ccopt score: error: --solver is not read with --criterion mssc: none of its "
+                                      "methods solves a program.\n")
+    assert main([*base, "--criterion", "mssc", "--method", "voronoi"]) == 2
+    assert "Unknown method 'voronoi' for criterion='mssc'" in capsys.readouterr()[1]

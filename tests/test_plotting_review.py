@@ -115,3 +115,19 @@ def test_one_feature_is_drawn_against_the_row_index():
         for r, t in segments[i + 1:]:
             assert cross(p, q, r) != 0 or cross(p, q, t) != 0
     assert all(float(t).is_integer() for t in ax.get_yticks())
+
+
+def test_an_edge_without_a_score_is_drawn_not_transparent():
+    # The colour map's "bad" colour is transparent: NaN-scored edges were invisible.
+    import matplotlib.colors as mcolors
+
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    cons = Constraints.from_pairs(ml=[(0, 1), (2, 3)], cl=[(0, 2), (1, 3)], n_samples=4)
+    for cmap in (None, "viridis"):
+        fig = plot_constraint_scores(X, constraints=cons, scores=[np.nan, np.nan, 0.0, -2.0], cmap=cmap)
+        fig.canvas.draw()  # the mapped colours are computed when drawn
+        collection = next(c for c in fig.axes[0].collections if c.get_gid() == "constraints")
+        colours = collection.get_colors()
+        plt.close(fig)
+        assert colours.shape[0] == 4 and np.all(colours[:, 3] == 1.0)
+        np.testing.assert_allclose(colours[:2], mcolors.to_rgba_array(["0.25", "0.25"]))
