@@ -9,19 +9,23 @@ would do it too, but only from Python 3.12 on, and ccopt supports 3.10.
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 
 __all__ = ["warn_user"]
 
-# The separator keeps a sibling directory such as ``ccopt_extras`` from counting as ccopt.
-_PACKAGE_PREFIX = os.path.dirname(__file__) + os.sep
+
+def _in_ccopt(frame) -> bool:
+    # By module name, not file name: a .pyc-only install has code objects whose file names
+    # are those of the build machine, and a sibling package such as ccopt_extras is not ccopt.
+    name = frame.f_globals.get("__name__", "")
+    return name == "ccopt" or name.startswith("ccopt.")
 
 
-def _is_import_machinery(filename: str) -> bool:
+def _is_import_machinery(frame) -> bool:
     # The test ``warnings.warn`` applies: it steps over these frames without counting them,
     # so counting them here would overshoot the user's frame.
+    filename = frame.f_code.co_filename
     return "importlib" in filename and "_bootstrap" in filename
 
 
@@ -30,10 +34,9 @@ def _stacklevel_outside_package() -> int:
     frame = sys._getframe(2)  # the caller of warn_user; level 1 is warn_user itself
     level = 2
     try:
-        while frame.f_back is not None and (frame.f_code.co_filename.startswith(_PACKAGE_PREFIX)
-                                            or _is_import_machinery(frame.f_code.co_filename)):
+        while frame.f_back is not None and (_in_ccopt(frame) or _is_import_machinery(frame)):
             frame = frame.f_back
-            if not _is_import_machinery(frame.f_code.co_filename):
+            if not _is_import_machinery(frame):
                 level += 1
     finally:
         del frame  # a frame held past the call keeps every local of the stack alive
@@ -52,9 +55,11 @@ def warn_user(message: str, category: type[Warning]) -> None:
 
     Notes
     -----
-    The warning's filename and line are those of the innermost frame outside the installed
-    ``ccopt`` package: the user's call to ``fit``, ``fit_predict``, a function twin,
-    :func:`ccopt.impact_scores` or a loader. When every frame is ccopt's (a worker thread
-    started inside ccopt), the outermost frame is named.
+    The warning's filename and line are those of the innermost frame outside the ``ccopt``
+    package (by module name): the user's call to ``fit``, ``fit_predict``, a function twin,
+    :func:`ccopt.impact_scores` or a loader. When no such frame exists (a thread whose
+    target is a ccopt function), the outermost frame is named (for a thread, ``threading``'s).
+    As the warning is attributed to the user's module, filter ccopt's warnings by category
+    (``CcoptWarning``, ``ConvergenceWarning``), not with ``module="ccopt"``.
     """
     warnings.warn(message, category, stacklevel=_stacklevel_outside_package())

@@ -128,3 +128,17 @@ def test_far_from_origin_warning_names_the_callers_line(route):
     }
     w = _caught(calls[route], CcoptWarning, "sits far from the origin")
     assert w.filename == __file__
+
+
+def test_ccopt_frames_are_known_by_module_name_not_file_name():
+    # A .pyc-only install compiles its code objects with the build machine's file names, so
+    # a file-name test took ccopt's own frames for the user's.
+    from ccopt._warnings import warn_user
+
+    namespace = {"__name__": "ccopt.compiled_elsewhere", "warn_user": warn_user, "CcoptWarning": CcoptWarning}
+    exec(compile("def check():\n    warn_user('from a compiled module', CcoptWarning)\n",
+                 "/build/site-packages/ccopt/compiled_elsewhere.py", "exec"), namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        namespace["check"]()
+    assert [w.filename for w in caught] == [__file__]
