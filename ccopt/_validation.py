@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -364,6 +365,9 @@ def separator_hint(text: str, delimiter: str = ",") -> str:
     str
         ``""`` or a sentence starting with a space.
     """
+    if delimiter != "," and re.fullmatch(r"[-+]?\d+,\d+", text.strip()):
+        # A spreadsheet's decimal comma (1,5 for 1.5), not a separator.
+        return " The file seems to write decimal commas (1,5 for 1.5); save it with decimal points."
     for other, shown in ((";", "';'"), ("\t", "a tab"), (",", "','"), ("|", "'|'")):
         if other != delimiter and other in text and delimiter not in text:
             return (f" The file seems to separate its fields with {shown}: pass "

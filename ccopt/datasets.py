@@ -263,7 +263,8 @@ def _read_table(path: str, delimiter: str,
                     span = ("" if end == start else
                             f" (the row runs on to line {end}: is a closing quote missing?)")
                     raise DataFormatError(
-                        f"expected {len(header)} fields like the header, got {len(fields)}{span}",
+                        f"expected {len(header)} fields like the header, got {len(fields)}{span}."
+                        + (separator_hint(delimiter.join(header), delimiter) if len(header) == 1 else ""),
                         path=path, line=start)
                 else:
                     rows.append(fields)
@@ -324,7 +325,7 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
             except ValueError:
                 raise DataFormatError(
                     f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}."
-                    + separator_hint(str(cells[r, c]) + columns[c], delimiter),
+                    + (separator_hint(str(cells[r, c]), delimiter) or separator_hint(columns[c], delimiter)),
                     path=path, line=lines[r]) from None
         raise  # pragma: no cover - numpy and float() disagree
     finite = np.isfinite(values)

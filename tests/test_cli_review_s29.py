@@ -211,3 +211,17 @@ def test_the_solver_refusal_names_the_criterion_s_methods(data, capsys):
                                       "methods solves a program.\n")
     assert main([*base, "--criterion", "mssc", "--method", "voronoi"]) == 2
     assert "Unknown method 'voronoi' for criterion='mssc'" in capsys.readouterr()[1]
+
+
+def test_decimal_commas_are_named_not_taken_for_a_separator(tmp_path, capsys):
+    # 'x;y' / '1,5;2,3' (a European spreadsheet): the hint sent the user back and forth
+    # between --delimiter ';' and ','.
+    path = tmp_path / "dec.csv"
+    path.write_text("x;y\n1,5;2,3\n2,5;1,0\n3,0;0,5\n")
+    assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q"]) == 2
+    err = capsys.readouterr()[1]
+    assert "dec.csv:2: expected 1 fields like the header, got 3. The file seems to separate its fields with ';'" in err
+    assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q", "--delimiter", ";"]) == 2
+    err = capsys.readouterr()[1]
+    assert err.endswith("non-numeric value '1,5' in column 'x'. The file seems to write decimal commas (1,5 for "
+                        "1.5); save it with decimal points.\n")
