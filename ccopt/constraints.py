@@ -14,6 +14,7 @@ per-constraint array back onto every row the user gave, so nothing is lost.
 from __future__ import annotations
 
 import csv
+import heapq
 import numbers
 import re
 from collections import deque
@@ -1364,15 +1365,15 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
             return FeasibilityReport("feasible", "A labelling into 2 non-empty clusters satisfies every constraint.",
                                      labels=closure.expand(labels))
 
-    # Linear-time orders first: networkx's DSATUR is quadratic in the vertices (2.5 s on 1,700
-    # linked super-instances), so it runs only when they all fail. The verdict does not
-    # depend on the order, only which colouring proves feasibility.
+    # Linear-time orders first, DSATUR (O((V + E) log V), see _dsatur_colouring) only when they
+    # all fail. The verdict does not depend on the order, only which colouring proves feasibility.
     strategies: list = ["smallest_last", "largest_first"]
     strategies += [_random_order(rng) for _ in range(5)]
     strategies.append("DSATUR")
     coloured = False  # a colouring with k colours was found, but not within max_cluster_size
     for strategy in strategies:
-        colouring = nx.greedy_color(graph, strategy=strategy)
+        colouring = (_dsatur_colouring(graph) if strategy == "DSATUR"
+                     else nx.greedy_color(graph, strategy=strategy))
         colours = np.zeros(closure.n_super, dtype=np.int64)
         colours[linked] = np.fromiter((colouring[v] for v in linked.tolist()), dtype=np.int64, count=linked.size)
         if colours.max(initial=-1) + 1 <= k:
@@ -1444,6 +1445,53 @@ def _odd_cycle(graph) -> tuple[list | None, dict]:
                         other.append(parent[other[-1]])
                     return up + other[-2::-1], {}
     return None, {v: d % 2 for v, d in depth.items()}
+
+
+def _dsatur_colouring(graph) -> dict:
+    """The colouring ``nx.greedy_color(graph, strategy="DSATUR")`` returns, in O((V + E) log V).
+
+    networkx recomputes every vertex's saturation from all coloured vertices at each step,
+    O(V * E): nearly all of the 96 s ``check_feasibility`` took on the 7,183 linked
+    super-instances of 50,000 objects with 100,000 constraints and ``k=3`` (0.65 s with this
+    function, the same report). Here each uncoloured vertex keeps the set of its neighbours'
+    colours, and a lazy heap, whose stale entries are skipped when popped, yields the next
+    vertex. It reproduces networkx's choice exactly, so that verdicts and witness labellings
+    do not change: the uncoloured vertex with the most distinct neighbour colours, ties
+    broken by the larger degree (``graph.degree``, a self-loop counting twice), then by the
+    earlier position in the graph's node order (``max`` keeps the first maximum); it takes
+    the smallest colour no neighbour has.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Any hashable vertices; they are never compared.
+
+    Returns
+    -------
+    dict
+        ``{vertex: colour}``, colours ``0, 1, ...``, in colouring order as networkx gives it.
+    """
+    degree = dict(graph.degree)
+    position = {v: i for i, v in enumerate(graph)}
+    neighbour_colours: dict = {v: set() for v in graph}
+    # (-saturation, -degree, position, vertex): the position is unique, so vertices are never compared.
+    heap = [(0, -degree[v], position[v], v) for v in graph]
+    heapq.heapify(heap)
+    colours: dict = {}
+    while heap:
+        minus_saturation, _, _, u = heapq.heappop(heap)
+        if u in colours or -minus_saturation != len(neighbour_colours[u]):
+            continue  # stale: u was coloured, or its saturation rose and a newer entry exists
+        taken = neighbour_colours.pop(u)
+        colour = 0
+        while colour in taken:
+            colour += 1
+        colours[u] = colour
+        for w in graph[u]:
+            if w not in colours and colour not in neighbour_colours[w]:
+                neighbour_colours[w].add(colour)
+                heapq.heappush(heap, (-len(neighbour_colours[w]), -degree[w], position[w], w))
+    return colours
 
 
 def _random_order(rng: np.random.Generator):
