@@ -49,6 +49,7 @@ its previous centre (the cost of the other clusters is unchanged, so Lemma 6 sti
 
 from __future__ import annotations
 
+import heapq
 import logging
 from dataclasses import dataclass
 
@@ -483,20 +484,34 @@ def _greedy_assign(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets,
                    centers: np.ndarray) -> np.ndarray:
     """Sec. 6.1.1 steps (2)-(3): each ML set follows its first object's nearest centre; the
     ML sets in cannot-links take, in input order, the nearest centre none of their
-    already-placed cannot-link partners uses."""
+    already-placed cannot-link partners uses.
+
+    Equivalent to visiting every ML set in a cannot-link in input order, but visits only
+    those that can move. A set keeps its nearest centre unless an earlier partner (smaller
+    id, i.e. placed before it) ends up there; an earlier partner that kept its own nearest
+    centre is seen at once, so only sets clashing with such a partner, and later partners
+    of a set that moved, are visited, smallest id first.
+    """
     dist = cdist(X[sup.first], centers, "sqeuclidean")
     labels = dist.argmin(axis=1)
-    involved = np.flatnonzero(cls.involved)
-    if involved.size == 0:
+    if not cls.involved.any():
         return labels
-    ranked = np.argsort(dist[involved], axis=1, kind="stable")
-    placed = np.zeros(sup.n_super, dtype=bool)
     indptr, indices = cls.adjacency.indptr, cls.adjacency.indices
-    # ``involved`` ascends by super-instance id, i.e. by first object: input order.
-    for row, s in enumerate(involved):
+    owner = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    clash = (indices < owner) & (labels[indices] == labels[owner])
+    to_visit = np.unique(owner[clash]).tolist()
+    queued = set(to_visit)
+    # Visits pop in ascending id and only push larger ids, so when a set is popped every
+    # earlier partner already has its final label, as in the input-order loop.
+    heapq.heapify(to_visit)
+    while to_visit:
+        s = heapq.heappop(to_visit)
         partners = indices[indptr[s]:indptr[s + 1]]
-        taken = set(labels[partners[placed[partners]]].tolist())
-        for c in ranked[row]:
+        taken = set(labels[partners[partners < s]].tolist())
+        if labels[s] not in taken:
+            continue
+        # Stable ranking: among equally near centres the lowest number wins, as argmin.
+        for c in np.argsort(dist[s], kind="stable"):
             if c not in taken:
                 labels[s] = c
                 break
@@ -506,7 +521,11 @@ def _greedy_assign(X: np.ndarray, sup: _SuperInstances, cls: _CannotLinkSets,
                 f"already use all {centers.shape[0]} clusters. The cannot-links are not disjoint "
                 "sets of at most n_clusters objects; use MLKMeans or check the constraints."
             )
-        placed[s] = True
+        # It moved: its later partners may now clash with it.
+        for u in partners[partners > s].tolist():
+            if u not in queued:
+                queued.add(u)
+                heapq.heappush(to_visit, u)
     return labels
 
 
