@@ -25,7 +25,10 @@ Readings chosen:
 - Only super-instances that carry a cannot-link depend on the visiting order; the others
   go to their nearest centre whatever the order, so they are assigned in one vectorised
   step and only the cannot-linked ones are visited one by one (same result as the fully
-  sequential pass, much faster at large ``n``).
+  sequential pass, much faster at large ``n``). Among the cannot-linked ones, every choice
+  is first made at once from the last pass's labels (the nearest centres in the first
+  pass), and only those that can differ from the sequential choice are visited again in
+  order (:func:`_revisit`; the same result to the bit).
 - An empty cluster keeps its previous centre (the original does not say; re-seeding it
   would need a placement that could itself break a cannot-link).
 - The objective is the WCSS of the objects with respect to the returned centres; among the
@@ -34,6 +37,7 @@ Readings chosen:
 
 from __future__ import annotations
 
+import heapq
 import logging
 
 import numpy as np
@@ -94,37 +98,107 @@ class _CopGraph:
         dat = data.tolist()
         self.neighbours = [idx[p:p + e] for p, e in zip(ptr, ends, strict=True)]
         self.edges = [dat[p:p + e] for p, e in zip(ptr, ends, strict=True)]
+        # The same edges as flat arrays (source, target), for the first sweep of the pass.
+        self.src = local[np.repeat(np.arange(n_super), np.diff(indptr))]
+        self.dst = local[indices]
 
 
-def _greedy_pass(dist: np.ndarray, graph: _CopGraph, order: np.ndarray):
+def _greedy_pass(dist: np.ndarray, graph: _CopGraph, order: np.ndarray,
+                 previous: np.ndarray | None = None):
     """One COP assignment pass. Returns labels, or a :class:`_DeadEnd`.
 
     ``order`` lists the cannot-linked super-instances (local numbers) in visiting order;
-    every other super-instance goes to its nearest centre.
+    every other super-instance goes to its nearest centre. The pass is sequential: each
+    cannot-linked super-instance goes to its nearest centre unless a neighbour visited before
+    it already holds that cluster, then to the next nearest open one (stable order: the lower
+    cluster index first on a tie, as argmin); if every cluster is held, the pass stops at a
+    dead end. ``previous`` (labels of the super-instances from the last pass, or ``None``)
+    is only a guess that :func:`_revisit` starts from; the result, dead ends included, is
+    that of the plain loop to the last bit whatever the guess.
     """
     labels = np.argmin(dist, axis=1)
     if graph.m == 0:
         return labels
-    visit = graph.nodes[order]
-    nearest = labels[visit].tolist()
-    lab = [-1] * graph.m  # -1: not placed yet in this pass (never a cluster, so never blocks)
-    neighbours, edges = graph.neighbours, graph.edges
-    for row, (s, choice) in enumerate(zip(order.tolist(), nearest, strict=True)):
-        blocked = {lab[t] for t in neighbours[s]}
-        if choice in blocked:
-            # Full preference order only when the nearest centre is blocked (stable sort:
-            # the lower cluster index first on a tie, as argmin).
-            pref = np.argsort(dist[visit[row]], kind="stable").tolist()
-            choice = next((h for h in pref if h not in blocked), None)
-            if choice is None:
-                blockers: dict[int, int] = {}
-                for t, pos in zip(neighbours[s], edges[s], strict=True):
-                    if lab[t] >= 0:
-                        blockers.setdefault(lab[t], pos)
-                return _DeadEnd(int(graph.nodes[s]), blockers)
-        lab[s] = choice
+    nearest = labels[graph.nodes]
+    guess = nearest if previous is None else np.where(previous[graph.nodes] >= 0, previous[graph.nodes], nearest)
+    lab = guess.tolist()
+    dead = _revisit(dist, graph, order, nearest, lab)
+    if dead is not None:
+        return dead
     labels[graph.nodes] = lab
     return labels
+
+
+def _revisit(dist: np.ndarray, graph: _CopGraph, order: np.ndarray, nearest: np.ndarray,
+             lab: list[int]) -> _DeadEnd | None:
+    """The sequential pass from the guessed labels ``lab`` of the cannot-linked nodes, updated in place.
+
+    A node's label depends only on its nearest centre and on the labels of its neighbours
+    visited before it. So every node's choice is first computed at once as if those
+    neighbours held their guessed label; that choice is the sequential one for every node
+    none of whose earlier neighbours ends with a label other than its guess. The nodes whose
+    choice differs from their guess or is blocked, and the later neighbours of a node whose
+    label changes (*stale*: their choice must be computed again from the labels of this
+    pass), are then visited in visiting order; the others keep their guess. Returns the
+    :class:`_DeadEnd` of the first blocked node in visiting order, or ``None``.
+    """
+    m = graph.m
+    k = dist.shape[1]
+    rows = dist[graph.nodes]
+    guess = np.asarray(lab, dtype=np.int64)
+    position = np.empty(m, dtype=np.int64)
+    position[order] = np.arange(m)
+    earlier = position[graph.dst] < position[graph.src]
+    held = np.zeros((m, k), dtype=bool)  # held[s, h]: an earlier neighbour of s is guessed in h
+    held[graph.src[earlier], guess[graph.dst[earlier]]] = True
+    choice = nearest.copy()
+    blocked = np.zeros(m, dtype=bool)
+    moved = np.flatnonzero(held[np.arange(m), nearest])
+    if moved.size:
+        # The first open cluster in stable preference order, as the loop picks it.
+        pref = np.argsort(rows[moved], axis=1, kind="stable")
+        open_ = ~np.take_along_axis(held[moved], pref, axis=1)
+        first = open_.argmax(axis=1)
+        choice[moved] = pref[np.arange(moved.size), first]
+        blocked[moved] = ~open_[np.arange(moved.size), first]
+    # Positions in visiting order; a sorted list is a heap.
+    heap = np.sort(position[(choice != guess) | blocked]).tolist()
+    if not heap:
+        return None
+    queued = [False] * m  # by position
+    for p in heap:
+        queued[p] = True
+    stale = [False] * m  # by node
+    visit, where = order.tolist(), position.tolist()
+    choice_l, blocked_l, nearest_l = choice.tolist(), blocked.tolist(), nearest.tolist()
+    neighbours, edges = graph.neighbours, graph.edges
+    while heap:
+        p = heapq.heappop(heap)
+        s = visit[p]
+        if stale[s]:
+            held_s = {lab[t] for t in neighbours[s] if where[t] < p}
+            h = nearest_l[s]
+            if h in held_s:
+                pref_s = np.argsort(rows[s], kind="stable").tolist()
+                h = next((c for c in pref_s if c not in held_s), -1)
+        else:
+            h = -1 if blocked_l[s] else choice_l[s]
+        if h < 0:
+            blockers: dict[int, int] = {}
+            for t, pos in zip(neighbours[s], edges[s], strict=True):
+                if where[t] < p:
+                    blockers.setdefault(lab[t], pos)
+            return _DeadEnd(int(graph.nodes[s]), blockers)
+        if h != lab[s]:
+            lab[s] = h
+            for t in neighbours[s]:
+                q = where[t]
+                if q > p:
+                    stale[t] = True
+                    if not queued[q]:
+                        queued[q] = True
+                        heapq.heappush(heap, q)
+    return None
 
 
 def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead: _DeadEnd,
@@ -219,8 +293,8 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
         start = init if not isinstance(init, str) else kmeanspp(points, k, rng, sizes)
         order = rng.permutation(graph.m)
 
-        def assign(centers, _previous):
-            return _greedy_pass(squared_distances(points, centers), graph, order)
+        def assign(centers, previous):
+            return _greedy_pass(squared_distances(points, centers), graph, order, previous)
 
         return _alternate(assign, points, sizes, start, max_iter=max_iter, tol_abs=tol_abs,
                           deadline=deadline)
