@@ -25,6 +25,9 @@ from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InfeasibleConstraintsError
 from ccopt.problem import ClusteringProblem
 
+# The drawn cannot-link sets may repeat a pair on purpose; its merge warning is not under test.
+pytestmark = pytest.mark.filterwarnings("ignore::ccopt.exceptions.DuplicateConstraintWarning")
+
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
