@@ -161,34 +161,73 @@ def _revisit(dist: np.ndarray, graph: _CopGraph, order: np.ndarray, nearest: np.
         first = open_.argmax(axis=1)
         choice[moved] = pref[np.arange(moved.size), first]
         blocked[moved] = ~open_[np.arange(moved.size), first]
-    # Positions in visiting order; a sorted list is a heap.
-    heap = np.sort(position[(choice != guess) | blocked]).tolist()
-    if not heap:
-        return None
-    queued = [False] * m  # by position
-    for p in heap:
-        queued[p] = True
-    stale = [False] * m  # by node
     visit, where = order.tolist(), position.tolist()
     choice_l, blocked_l, nearest_l = choice.tolist(), blocked.tolist(), nearest.tolist()
     neighbours, edges = graph.neighbours, graph.edges
+
+    def choose(s: int, p: int, stale: bool) -> int:
+        if not stale:
+            return -1 if blocked_l[s] else choice_l[s]
+        held_s = {lab[t] for t in neighbours[s] if where[t] < p}
+        h = nearest_l[s]
+        if h in held_s:
+            pref_s = np.argsort(rows[s], kind="stable").tolist()
+            h = next((c for c in pref_s if c not in held_s), -1)
+        return h
+
+    def dead_end(s: int, p: int) -> _DeadEnd:
+        blockers: dict[int, int] = {}
+        for t, pos in zip(neighbours[s], edges[s], strict=True):
+            if where[t] < p:
+                blockers.setdefault(lab[t], pos)
+        return _DeadEnd(int(graph.nodes[s]), blockers)
+
+    return revisit_in_order(visit, where, (choice != guess) | blocked, neighbours, lab, choose, dead_end)
+
+
+def revisit_in_order(visit: list[int], where: list[int], start: np.ndarray, neighbours: list,
+                     lab: list[int], choose, dead_end) -> _DeadEnd | None:
+    """Visit, in visiting order, the nodes of ``start`` and the later neighbours of every node
+    whose label changes; the rest of a sequential pass keeps the labels ``lab`` (updated in place).
+
+    The scheduling shared by the COP-kmeans and PCKmeans passes (their ``_revisit``).
+
+    Parameters
+    ----------
+    visit : list of int
+        The nodes in visiting order (position -> node).
+    where : list of int
+        Each node's position in ``visit``.
+    start : ndarray of bool, shape (m,)
+        The nodes whose vectorised choice differs from their label or is blocked.
+    neighbours : list of list of int
+        Each node's neighbours.
+    lab : list of int
+        The labels, guessed for every node not yet visited; updated in place.
+    choose : callable
+        ``choose(s, p, stale)``: node ``s``'s cluster at position ``p``, or ``-1`` when
+        blocked; ``stale`` says that an earlier neighbour changed label, so the vectorised
+        choice no longer holds.
+    dead_end : callable
+        ``dead_end(s, p)``: the :class:`_DeadEnd` of blocked node ``s``.
+
+    Returns
+    -------
+    _DeadEnd or None
+        That of the first blocked node in visiting order.
+    """
+    # Positions in visiting order; a sorted list is a heap.
+    heap = sorted(where[s] for s in np.flatnonzero(start).tolist())
+    queued = [False] * len(visit)  # by position
+    for p in heap:
+        queued[p] = True
+    stale = [False] * len(visit)  # by node
     while heap:
         p = heapq.heappop(heap)
         s = visit[p]
-        if stale[s]:
-            held_s = {lab[t] for t in neighbours[s] if where[t] < p}
-            h = nearest_l[s]
-            if h in held_s:
-                pref_s = np.argsort(rows[s], kind="stable").tolist()
-                h = next((c for c in pref_s if c not in held_s), -1)
-        else:
-            h = -1 if blocked_l[s] else choice_l[s]
+        h = choose(s, p, stale[s])
         if h < 0:
-            blockers: dict[int, int] = {}
-            for t, pos in zip(neighbours[s], edges[s], strict=True):
-                if where[t] < p:
-                    blockers.setdefault(lab[t], pos)
-            return _DeadEnd(int(graph.nodes[s]), blockers)
+            return dead_end(s, p)
         if h != lab[s]:
             lab[s] = h
             for t in neighbours[s]:

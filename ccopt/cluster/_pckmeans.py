@@ -43,7 +43,6 @@ soft or hard.
 
 from __future__ import annotations
 
-import heapq
 import logging
 from functools import partial
 
@@ -56,7 +55,7 @@ from ccopt._timing import Deadline
 from ccopt._validation import check_n_clusters, check_nonnegative, check_positive_int
 from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
-from ccopt.cluster._cop_kmeans import _DeadEnd, dead_end_error
+from ccopt.cluster._cop_kmeans import _DeadEnd, dead_end_error, revisit_in_order
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.cluster._kmeans import (
     _absolute_tol,
@@ -252,36 +251,16 @@ class _PCKModel:
         blocked = np.isinf(cost[np.arange(m), choice])
         position = np.empty(m, dtype=np.int64)
         position[order] = np.arange(m)
-        # Positions in visiting order; a sorted list is a heap.
-        heap = np.sort(position[(choice != before) | blocked]).tolist()
-        if not heap:
-            return None
-        queued = [False] * m  # by position
-        for p in heap:
-            queued[p] = True
-        stale = [False] * m  # by node
         visit, where = order.tolist(), position.tolist()
         choice_l, blocked_l = choice.tolist(), blocked.tolist()
-        neighbours = self.neighbours
-        while heap:
-            p = heapq.heappop(heap)
-            s = visit[p]
-            if stale[s]:
-                h = self._best_cluster(s, node_cost[s].tolist(), lab)
-            else:
-                h = -1 if blocked_l[s] else choice_l[s]
-            if h < 0:
-                return self._dead_end(s, lab)
-            if h != lab[s]:
-                lab[s] = h
-                for t in neighbours[s]:
-                    q = where[t]
-                    if q > p:
-                        stale[t] = True
-                        if not queued[q]:
-                            queued[q] = True
-                            heapq.heappush(heap, q)
-        return None
+
+        def choose(s: int, p: int, stale: bool) -> int:
+            if stale:
+                return self._best_cluster(s, node_cost[s].tolist(), lab)
+            return -1 if blocked_l[s] else choice_l[s]
+
+        return revisit_in_order(visit, where, (choice != before) | blocked, self.neighbours, lab, choose,
+                                lambda s, p: self._dead_end(s, lab))
 
 
 def _check_penalty_range(weight: float, constraints: Constraints) -> None:

@@ -11,8 +11,6 @@ scores, whose starting upper bound comes from COP-kmeans.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -25,8 +23,9 @@ from ccopt.cluster import COPKMeans, _cop_kmeans
 from ccopt.cluster._cop_kmeans import _CopGraph, _DeadEnd, _greedy_pass
 from ccopt.cluster._init_centers import squared_distances
 from ccopt.constraints import CL, ML, Constraints
-from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError, InvalidParameterError
+from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 from ccopt.problem import ClusteringProblem
+from tests.cluster._equivalence import ODD_CYCLE, ODD_CYCLE_X, assert_same_pass, fit_outcome
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -56,18 +55,6 @@ def _sequential_pass(dist: np.ndarray, graph: _CopGraph, order: np.ndarray, prev
         lab[s] = choice
     labels[graph.nodes] = lab
     return labels
-
-
-def _assert_same_pass(got, expected) -> None:
-    if isinstance(expected, _DeadEnd):
-        assert isinstance(got, _DeadEnd)
-        assert got.super_index == expected.super_index
-        assert got.blockers == expected.blockers
-        assert list(got.blockers) == list(expected.blockers)
-    else:
-        assert isinstance(got, np.ndarray)
-        assert got.dtype == expected.dtype
-        np.testing.assert_array_equal(got, expected)
 
 
 def _graph(X, k, cons):
@@ -115,7 +102,7 @@ def test_pass_equals_sequential_pass(instance, previous_kind):
         else:
             previous = rng.integers(-1, k, size=n_super)  # -1: no label yet
         expected = _sequential_pass(dist, graph, order)
-        _assert_same_pass(_greedy_pass(dist, graph, order, previous), expected)
+        assert_same_pass(_greedy_pass(dist, graph, order, previous), expected)
 
 
 def test_pass_equals_sequential_pass_on_blobs_with_dead_ends():
@@ -133,24 +120,13 @@ def test_pass_equals_sequential_pass_on_blobs_with_dead_ends():
             expected = _sequential_pass(dist, graph, order)
             n_dead += isinstance(expected, _DeadEnd)
             n_passes += 1
-            _assert_same_pass(_greedy_pass(dist, graph, order, previous), expected)
+            assert_same_pass(_greedy_pass(dist, graph, order, previous), expected)
             if not isinstance(expected, _DeadEnd):
                 # The fit's case: the guess is the last pass's own result.
                 again = squared_distances(points, points[rng.choice(n_super, 3, replace=False)])
-                _assert_same_pass(_greedy_pass(again, graph, order, expected),
+                assert_same_pass(_greedy_pass(again, graph, order, expected),
                                   _sequential_pass(again, graph, order))
     assert 0 < n_dead < n_passes
-
-
-def _fit_outcome(make, X, cons):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        try:
-            est = make().fit(X, constraints=cons)
-        except (InfeasibleConstraintsError, RuntimeError, ValueError) as error:
-            return type(error), str(error)
-    return (est.labels_.tobytes(), est.cluster_centers_.tobytes(), est.objective_, est.n_iter_,
-            est.status_, est.n_dead_ends_)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -162,24 +138,22 @@ def test_cop_kmeans_fit_equals_sequential_fit(monkeypatch, seed, n_constraints):
     def make():
         return COPKMeans(4, n_init=4, random_state=seed)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "n_dead_ends_")
     monkeypatch.setattr(_cop_kmeans, "_greedy_pass", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "n_dead_ends_")
     assert after == before
 
 
 def test_dead_end_error_equals_sequential_one(monkeypatch):
     """A 5-cycle of cannot-links with k = 2: an odd cycle, so every run dead-ends."""
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0], [1.0, 2.0], [0.0, 1.0], [5.0, 5.0]])
-    cycle = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
-    cons = Constraints.from_pairs(cl=cycle, n_samples=len(X))
+    X, cons = ODD_CYCLE_X, ODD_CYCLE
 
     def make():
         return COPKMeans(2, n_init=3, random_state=0)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "n_dead_ends_")
     monkeypatch.setattr(_cop_kmeans, "_greedy_pass", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "n_dead_ends_")
     assert isinstance(after[0], type) and issubclass(after[0], Exception)
     assert after == before
 
@@ -193,9 +167,9 @@ def test_dead_end_message_with_blockers_equals_sequential_one(monkeypatch):
     def make():
         return COPKMeans(4, n_init=4, random_state=1)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "n_dead_ends_")
     monkeypatch.setattr(_cop_kmeans, "_greedy_pass", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "n_dead_ends_")
     assert after[0] is ccopt.exceptions.ClusteringDeadEndError
     assert "could join none of the 4 clusters: cluster 0 by row" in after[1]
     assert after == before

@@ -9,8 +9,6 @@ errors).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -22,8 +20,9 @@ from ccopt import generators
 from ccopt.cluster import GreedyMLKMeans, _ml_kmeans
 from ccopt.cluster._ml_kmeans import _cannot_link_sets, _greedy_assign, _SuperInstances
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InfeasibleConstraintsError
+from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
 from ccopt.problem import ClusteringProblem
+from tests.cluster._equivalence import ODD_CYCLE, ODD_CYCLE_X, fit_outcome
 
 # The drawn cannot-link sets may repeat a pair on purpose; its merge warning is not under test.
 pytestmark = pytest.mark.filterwarnings("ignore::ccopt.exceptions.DuplicateConstraintWarning")
@@ -148,17 +147,6 @@ def test_assign_equals_input_order_assign_on_blobs_with_dead_ends():
     assert n_moved > 0
 
 
-def _fit_outcome(make, X, cons):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        try:
-            est = make().fit(X, constraints=cons)
-        except (InfeasibleConstraintsError, RuntimeError, ValueError) as error:
-            return type(error), str(error)
-    return (est.labels_.tobytes(), est.cluster_centers_.tobytes(), est.objective_, est.n_iter_,
-            est.status_, list(est.cost_history_))
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 @pytest.mark.parametrize("n_constraints", [60, 300])
 def test_fit_equals_input_order_fit(monkeypatch, seed, n_constraints):
@@ -168,22 +156,21 @@ def test_fit_equals_input_order_fit(monkeypatch, seed, n_constraints):
     def make():
         return GreedyMLKMeans(4, n_init=3, random_state=seed, progress=False)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "cost_history_")
     monkeypatch.setattr(_ml_kmeans, "_greedy_assign", _input_order_assign)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "cost_history_")
     assert after == before
 
 
 def test_dead_end_error_equals_input_order_one(monkeypatch):
     """Cannot-links on a 5-cycle with k = 2: an odd cycle, so every run dead-ends."""
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0], [1.0, 2.0], [0.0, 1.0], [5.0, 5.0]])
-    cons = Constraints.from_pairs(cl=[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)], n_samples=len(X))
+    X, cons = ODD_CYCLE_X, ODD_CYCLE
 
     def make():
         return GreedyMLKMeans(2, n_init=3, random_state=0, progress=False)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "cost_history_")
     monkeypatch.setattr(_ml_kmeans, "_greedy_assign", _input_order_assign)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "cost_history_")
     assert issubclass(after[0], Exception)
     assert after == before

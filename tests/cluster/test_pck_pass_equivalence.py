@@ -10,8 +10,6 @@ labels, dead ends and their blocking constraints, and whole fits (labels, centre
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -24,8 +22,9 @@ from ccopt.cluster._cop_kmeans import _DeadEnd
 from ccopt.cluster._init_centers import squared_distances
 from ccopt.cluster._pckmeans import _PCKModel
 from ccopt.constraints import CL, ML, Constraints
-from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError, InvalidParameterError
+from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 from ccopt.problem import ClusteringProblem
+from tests.cluster._equivalence import ODD_CYCLE, ODD_CYCLE_X, assert_same_pass, fit_outcome
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -59,18 +58,6 @@ def _sequential_pass(model: _PCKModel, centers: np.ndarray, previous: np.ndarray
         lab[s] = h
     labels[model.nodes] = lab
     return labels
-
-
-def _assert_same_pass(got, expected) -> None:
-    if isinstance(expected, _DeadEnd):
-        assert isinstance(got, _DeadEnd)
-        assert got.super_index == expected.super_index
-        assert got.blockers == expected.blockers
-        assert list(got.blockers) == list(expected.blockers)
-    else:
-        assert isinstance(got, np.ndarray)
-        assert got.dtype == expected.dtype
-        np.testing.assert_array_equal(got, expected)
 
 
 @st.composite
@@ -116,7 +103,7 @@ def test_pass_equals_sequential_pass(instance, previous_kind):
             previous = rng.integers(-1, k, size=n_super)  # -1: no label yet
         expected = _sequential_pass(model, centers, previous, order=order)
         got = model.assign(centers, previous, order=order)
-        _assert_same_pass(got, expected)
+        assert_same_pass(got, expected)
 
 
 def test_pass_equals_sequential_pass_on_blobs_with_dead_ends():
@@ -138,19 +125,8 @@ def test_pass_equals_sequential_pass_on_blobs_with_dead_ends():
             previous = None if rng.random() < 0.2 else rng.integers(0, 2, model.closure.n_super)
             expected = _sequential_pass(model, centers, previous, order=order)
             n_dead += isinstance(expected, _DeadEnd)
-            _assert_same_pass(model.assign(centers, previous, order=order), expected)
+            assert_same_pass(model.assign(centers, previous, order=order), expected)
     assert n_dead > 0
-
-
-def _fit_outcome(make, X, cons):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        try:
-            est = make().fit(X, constraints=cons)
-        except (InfeasibleConstraintsError, RuntimeError, ValueError) as error:
-            return type(error), str(error)
-    return (est.labels_.tobytes(), est.cluster_centers_.tobytes(), est.objective_, est.n_iter_,
-            est.status_, list(est.objective_history_))
 
 
 def _blob_case(seed: int, hard_share: float):
@@ -171,9 +147,9 @@ def test_pckmeans_fit_equals_sequential_fit(monkeypatch, seed, hard_share):
     def make():
         return PCKMeans(4, weight=2.0, n_init=3, init="k-means++", random_state=seed)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "objective_history_")
     monkeypatch.setattr(_PCKModel, "assign", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "objective_history_")
     assert after == before
 
 
@@ -186,26 +162,25 @@ def test_pcs_fit_equals_sequential_fit(monkeypatch, seed, hard_share):
     def make():
         return PCS(4, sizes=sizes, n_init=2, random_state=seed, progress=False)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "objective_history_")
     monkeypatch.setattr(_PCKModel, "assign", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "objective_history_")
     assert after == before
 
 
 @pytest.mark.parametrize("estimator", ["PCKMeans", "PCS"])
 def test_dead_end_error_equals_sequential_one(monkeypatch, estimator):
     """Every cannot-link hard on a 5-cycle with k = 2: an odd cycle, so every run dead-ends."""
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0], [1.0, 2.0], [0.0, 1.0], [5.0, 5.0]])
-    cycle = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
-    cons = Constraints.from_pairs(cl=cycle, n_samples=len(X), cl_hard=True)
+    X = ODD_CYCLE_X
+    cons = Constraints.from_pairs(cl=ODD_CYCLE.cl_pairs, n_samples=len(X), cl_hard=True)
 
     def make():
         if estimator == "PCKMeans":
             return PCKMeans(2, n_init=3, random_state=0)
         return PCS(2, sizes=[3, 3], n_init=2, random_state=0, progress=False)
 
-    after = _fit_outcome(make, X, cons)
+    after = fit_outcome(make, X, cons, "objective_history_")
     monkeypatch.setattr(_PCKModel, "assign", _sequential_pass)
-    before = _fit_outcome(make, X, cons)
+    before = fit_outcome(make, X, cons, "objective_history_")
     assert isinstance(after[0], type) and issubclass(after[0], Exception)
     assert after == before
