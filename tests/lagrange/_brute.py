@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from hypothesis import strategies as st
+
+from ccopt import Constraints
 
 
 def all_partitions(n: int, k: int):
@@ -53,3 +56,26 @@ def lagrangian_by_loops(criterion_value, x, cons, mult, eps) -> float:
     for r, (u, v) in enumerate(cons.ml_pairs):
         total += (mult.lam[r] * (eps + x[u] - x[v])).sum() + (mult.gamma[r] * (eps + x[v] - x[u])).sum()
     return total
+
+
+@st.composite
+def tiny_instances(draw, max_pairs: int = 5, max_flips: int = 0):
+    """n <= 7, k in {2, 3}, 1..max_pairs constraints from a hidden labelling, 0..max_flips flipped."""
+    n = draw(st.integers(4, 7))
+    k = draw(st.integers(2, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    X = rng.normal(size=(n, 2)) * 3
+    hidden = rng.integers(0, k, n)
+    hidden[:k] = np.arange(k)
+    m = draw(st.integers(1, max_pairs))
+    pairs = set()
+    while len(pairs) < m:
+        i, j = rng.choice(n, 2, replace=False)
+        pairs.add((min(i, j), max(i, j)))
+    pairs = np.array(sorted(pairs))
+    kinds = Constraints.from_labels(hidden, pairs, n_samples=n).kinds.copy()
+    if max_flips:
+        flipped = draw(st.lists(st.integers(0, m - 1), max_size=max_flips, unique=True))
+        kinds[flipped] = -kinds[flipped]
+    return X, k, Constraints(pairs, kinds, n_samples=n)
+

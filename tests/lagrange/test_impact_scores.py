@@ -3,32 +3,12 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 import ccopt
 from ccopt import Constraints, InvalidParameterError, MemoryBudgetError, Status
 
-from ._brute import constrained_optimum, kmedoids_cost, wcss
-
-
-@st.composite
-def tiny_instances(draw):
-    """n <= 7, k <= 3, constraints from a hidden labelling (error-free; flips: test_bounds_every_route)."""
-    n = draw(st.integers(4, 7))
-    k = draw(st.integers(2, 3))
-    seed = draw(st.integers(0, 2**16))
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) * 3
-    hidden = rng.integers(0, k, n)
-    hidden[:k] = np.arange(k)
-    m = draw(st.integers(1, 5))
-    pairs = set()
-    while len(pairs) < m:
-        i, j = rng.choice(n, 2, replace=False)
-        pairs.add((min(i, j), max(i, j)))
-    cons = Constraints.from_labels(hidden, np.array(sorted(pairs)), n_samples=n)
-    return X, k, cons
+from ._brute import constrained_optimum, kmedoids_cost, tiny_instances, wcss
 
 
 def _brute(X, k, cons, criterion):

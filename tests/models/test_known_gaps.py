@@ -19,6 +19,7 @@ from ccopt.models.highs_direct import HighsKMedoids, kmedoids_matrices
 from ccopt.models.kmedoids import abstract_kmedoids_model
 from ccopt.models.lagrangian import abstract_lagrangian_model
 from ccopt.models.mssc import abstract_mssc_model
+from tests.models._dat import TINY_DAT
 
 # With two clusters, a cannot-link triangle and an odd cannot-link cycle leave no labelling.
 _INFEASIBLE_FOR_TWO = {
@@ -74,41 +75,27 @@ def test_programs_without_integer_pairwise_rows_are_still_built(shape, kwargs):
 
 # ----------------------------------------------------------------------------- .dat data
 
-DAT = """\
-param n := 4;
-param k := 2;
-set F := 0 1;
-param X :  0 1 :=
- 0 0.0 0.0
- 1 0.1 0.0
- 2 5.0 5.0
- 3 5.1 5.0 ;
-param : ML : ml_u ml_v :=
- 0 0 1 ;
-param : CL : cl_u cl_v :=
- 0 1 2 ;
-"""
 
 ABSTRACT = [abstract_kmedoids_model, abstract_mssc_model, abstract_lagrangian_model]
 
 # Each check of the abstract models (check_n, check_data, check_epsilon) once, and the
 # entries outside the declared indices, which Pyomo refused with a bare RuntimeError.
 BAD_DAT = {
-    "n = 2.5": (DAT.replace("param n := 4;", "param n := 2.5;"), InvalidParameterError,
+    "n = 2.5": (TINY_DAT.replace("param n := 4;", "param n := 2.5;"), InvalidParameterError,
                 ["n (the number of objects in the model data) must be an integer, got 2.5."]),
-    "k > n": (DAT.replace("param k := 2;", "param k := 5;"), InvalidParameterError,
+    "k > n": (TINY_DAT.replace("param k := 2;", "param k := 5;"), InvalidParameterError,
               ["n_samples=4 should be >= n_clusters=5."]),
-    "epsilon 1.5": (DAT + "param epsilon := 1.5;\n", InvalidParameterError,
+    "epsilon 1.5": (TINY_DAT + "param epsilon := 1.5;\n", InvalidParameterError,
                     ["epsilon must lie strictly between 0 and 1, got 1.5"]),
-    "X row beyond n": (DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n 9 1.0 1.0 ;"), InvalidDataError,
+    "X row beyond n": (TINY_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n 9 1.0 1.0 ;"), InvalidDataError,
                        ["X[9, 0] is in the model data (the .dat file)", "row 9 is not an object",
                         "n = 4 gives the objects 0..3"]),
-    "X row negative": (DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n -1 1.0 1.0 ;"), InvalidDataError,
+    "X row negative": (TINY_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n -1 1.0 1.0 ;"), InvalidDataError,
                        ["X[-1, 0] is in the model data", "row -1 is not an object"]),
-    "pair object beyond n": (DAT.replace(" 0 1 2 ;", " 0 1 9 ;"), InvalidConstraintError,
+    "pair object beyond n": (TINY_DAT.replace(" 0 1 2 ;", " 0 1 9 ;"), InvalidConstraintError,
                              ["Object index out of range for n_samples=4 (valid 0..3) in cl[0] = (1, 9)"]),
     "pair position not in ML": (
-        DAT.replace("param : ML : ml_u ml_v :=\n 0 0 1 ;",
+        TINY_DAT.replace("param : ML : ml_u ml_v :=\n 0 0 1 ;",
                     "set ML := 0 ;\nparam ml_u := 0 0 5 2 ;\nparam ml_v := 0 1 ;"),
         InvalidConstraintError,
         ["ml_u[5] is in the model data (the .dat file)", "5 is not a must-link position: ML = [0]"]),
@@ -139,7 +126,7 @@ def test_pyomo_still_reports_its_own_errors(tmp_path, caplog):
     # Only the reports of ccopt's errors are dropped: a row label Pyomo cannot index is its
     # own error and keeps its log line.
     path = tmp_path / "bad.dat"
-    path.write_text(DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n a 1.0 1.0 ;"))
+    path.write_text(TINY_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 5.0\n a 1.0 1.0 ;"))
     with pytest.raises(RuntimeError):
         abstract_kmedoids_model().create_instance(str(path))
     assert [r.getMessage().split("\n")[0] for r in _pyomo_errors(caplog)] == [
@@ -152,7 +139,7 @@ def test_pyomo_still_reports_its_own_errors(tmp_path, caplog):
 def test_features_may_be_named_in_a_dat_file(tmp_path):
     # X indexed by Reals x Reals refused `set F := x y ;` with a bare Pyomo error.
     path = tmp_path / "named.dat"
-    path.write_text(DAT.replace("set F := 0 1;", "set F := x y;").replace("param X :  0 1 :=", "param X :  x y :="))
+    path.write_text(TINY_DAT.replace("set F := 0 1;", "set F := x y;").replace("param X :  0 1 :=", "param X :  x y :="))
     for abstract in ABSTRACT:
         instance = abstract().create_instance(str(path))
         assert list(instance.F) == ["x", "y"] and pyo.value(instance.X[3, "x"]) == 5.1
@@ -189,7 +176,7 @@ def test_the_report_filter_acts_only_in_the_loading_thread(caplog):
 
 def test_good_dat_data_still_build(tmp_path):
     path = tmp_path / "good.dat"
-    path.write_text(DAT)
+    path.write_text(TINY_DAT)
     for abstract in ABSTRACT:
         instance = abstract().create_instance(str(path))
         assert type(instance) is pyo.ConcreteModel

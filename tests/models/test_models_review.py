@@ -42,6 +42,7 @@ from ccopt.models import (
 from ccopt.models.bh_assignment import BHAssignmentProgram, build_bh_assignment_model
 from ccopt.models.highs_direct import HighsKMedoids
 from ccopt.status import Status
+from tests.models._dat import TINY_DAT
 
 X = np.array([[0.0, 0], [0.1, 0], [5, 5], [5.1, 5], [10, 0], [10.2, 0]])
 CENTERS = np.array([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]])
@@ -120,41 +121,27 @@ def test_bh_builders_refuse_a_non_problem():
 
 # ----------------------------------------------------------------------------- D: .dat data
 
-BASE_DAT = """\
-param n := 4;
-param k := 2;
-set F := 0 1;
-param X :  0 1 :=
- 0 0.0 0.0
- 1 0.1 0.0
- 2 5.0 5.0
- 3 5.1 5.0 ;
-param : ML : ml_u ml_v :=
- 0 0 1 ;
-param : CL : cl_u cl_v :=
- 0 1 2 ;
-"""
 
 BAD_DATA = {
-    "k > n": (BASE_DAT.replace("param k := 2;", "param k := 5;"), InvalidParameterError,
+    "k > n": (TINY_DAT.replace("param k := 2;", "param k := 5;"), InvalidParameterError,
               r"n_samples=4 should be >= n_clusters=5"),
-    "k = 0": (BASE_DAT.replace("param k := 2;", "param k := 0;"), InvalidParameterError,
+    "k = 0": (TINY_DAT.replace("param k := 2;", "param k := 0;"), InvalidParameterError,
               r"k \(the number of clusters.*\) must be >= 1, got 0"),
-    "n = 2.5": (BASE_DAT.replace("param n := 4;", "param n := 2.5;"), InvalidParameterError,
+    "n = 2.5": (TINY_DAT.replace("param n := 4;", "param n := 2.5;"), InvalidParameterError,
                 r"n \(the number of objects.*\) must be an integer, got 2.5"),
-    "self-pair": (BASE_DAT.replace(" 0 0 1 ;", " 0 1 1 ;"), InvalidConstraintError,
+    "self-pair": (TINY_DAT.replace(" 0 0 1 ;", " 0 1 1 ;"), InvalidConstraintError,
                   r"self-pairs .* ml\[0\] = \(1, 1\)"),
-    "ML and CL": (BASE_DAT.replace(" 0 1 2 ;", " 0 1 0 ;"), ConflictingConstraintError,
+    "ML and CL": (TINY_DAT.replace(" 0 1 2 ;", " 0 1 0 ;"), ConflictingConstraintError,
                   r"pair \(0, 1\) is must-link"),
-    "index out of range": (BASE_DAT.replace(" 0 1 2 ;", " 0 1 7 ;"), InvalidConstraintError,
+    "index out of range": (TINY_DAT.replace(" 0 1 2 ;", " 0 1 7 ;"), InvalidConstraintError,
                            r"out of range .* cl\[0\] = \(1, 7\)"),
-    "NaN in X": (BASE_DAT.replace("5.1 5.0", "nan 5.0"), InvalidDataError,
+    "NaN in X": (TINY_DAT.replace("5.1 5.0", "nan 5.0"), InvalidDataError,
                  r"X\[3, 0\] = 'nan' .* not a number"),
-    "missing X": (BASE_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 . ;"), InvalidDataError,
+    "missing X": (TINY_DAT.replace(" 3 5.1 5.0 ;", " 3 5.1 . ;"), InvalidDataError,
                   r"X\[3, 1\] is missing"),
-    "epsilon 1.5": (BASE_DAT + "param epsilon := 1.5;\n", InvalidParameterError,
+    "epsilon 1.5": (TINY_DAT + "param epsilon := 1.5;\n", InvalidParameterError,
                     r"epsilon must lie strictly between 0 and 1, got 1.5"),
-    "min_size > max_size": (BASE_DAT + "param min_size := 3;\nparam max_size := 2;\n",
+    "min_size > max_size": (TINY_DAT + "param min_size := 3;\nparam max_size := 2;\n",
                             InvalidParameterError, r"min_size=3 is larger than max_size=2"),
 }
 
@@ -172,7 +159,7 @@ def test_abstract_models_check_their_data(tmp_path, case, abstract):
 
 def test_abstract_epsilon_zero_gives_exact_rows_but_not_a_lagrangian(tmp_path):
     path = tmp_path / "exact.dat"
-    path.write_text(BASE_DAT + "param epsilon := 0;\n")
+    path.write_text(TINY_DAT + "param epsilon := 0;\n")
     instance = abstract_kmedoids_model().create_instance(str(path))
     assert pyo.value(instance.epsilon) == 0 and len(instance.cl_rows) == 4
     with pytest.raises(InvalidParameterError, match=r"strictly between 0 and 1, got 0.0\.$"):
