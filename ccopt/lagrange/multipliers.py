@@ -161,7 +161,7 @@ class PairwiseOperator:
         -------
         ndarray of float, shape (n_samples, K)
         """
-        return np.asarray(self._cl_incidence @ (-mult.eta)) + np.asarray(self._ml_incidence @ (mult.lam - mult.gamma))
+        return _penalty(self._cl_incidence, self._ml_incidence, mult)
 
     def penalty_rows(self, mult: Multipliers) -> np.ndarray:
         """The rows :attr:`constrained_rows` of :meth:`penalty`, the only ones that can be non-zero.
@@ -178,8 +178,7 @@ class PairwiseOperator:
         -------
         ndarray of float, shape (len(constrained_rows), K)
         """
-        return (np.asarray(self._cl_incidence_rows @ (-mult.eta))
-                + np.asarray(self._ml_incidence_rows @ (mult.lam - mult.gamma)))
+        return _penalty(self._cl_incidence_rows, self._ml_incidence_rows, mult)
 
     def constant(self, mult: Multipliers) -> float:
         """The part of the penalty terms of (10) that does not depend on ``x``.
@@ -273,3 +272,9 @@ class PairwiseOperator:
         np.add.at(diff, (rows, labels[self.ml_u]), 1.0)
         np.subtract.at(diff, (rows, labels[self.ml_v]), 1.0)
         return Subgradient(g_cl, eps + diff, eps - diff)
+
+
+def _penalty(cl_incidence, ml_incidence, mult: Multipliers) -> np.ndarray:
+    """``P`` (or its rows) from the incidence matrices of the cannot-links and the must-links."""
+    return np.asarray(cl_incidence @ (-mult.eta)) + np.asarray(ml_incidence @ (mult.lam - mult.gamma))
+
