@@ -539,20 +539,18 @@ def _run_score(args) -> int:
     if len(constraints) == 0:
         raise DataFormatError("no constraints to score", path=args.constraints or args.constraint_matrix)
     from ccopt.lagrange import impact_scores
-    from ccopt.lagrange.api import _DEFAULT_METHOD, METHODS, NOT_SCORED, SOLVER_METHODS
+    from ccopt.lagrange.api import DEFAULT_METHOD, NOT_SCORED, methods_reading_solver
     from ccopt.status import Status
 
     criterion = args.criterion or "kmedoids"
-    method = args.method or _DEFAULT_METHOD[criterion]
-    # An unknown method is the library's to name; a known one that solves nothing reads no solver.
-    if args.solver is not None and method in METHODS[criterion] and method not in SOLVER_METHODS:
-        # As `cluster` refuses options its algorithm does not read.
-        readers = [m for m in METHODS[criterion] if m in SOLVER_METHODS]
-        if not readers:
-            raise InvalidParameterError(f"--solver is not read with --criterion {criterion}: none of its "
-                                        "methods solves a program.")
-        raise InvalidParameterError(
-            f"--solver is read by --method {', '.join(readers)} only; --method {method} solves no program.")
+    # As `cluster` refuses options its algorithm does not read (an unknown method is the library's to name).
+    readers = None if args.solver is None else methods_reading_solver(criterion, args.method)
+    if readers == []:
+        raise InvalidParameterError(f"--solver is not read with --criterion {criterion}: none of its "
+                                    "methods solves a program.")
+    if readers:
+        raise InvalidParameterError(f"--solver is read by --method {', '.join(readers)} only; --method "
+                                    f"{args.method or DEFAULT_METHOD[criterion]} solves no program.")
     options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
                                                        "solver", "tau", "score_from")
                if getattr(args, name) is not None}

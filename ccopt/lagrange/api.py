@@ -72,9 +72,31 @@ METHODS = {
     "kmedoids": ("voronoi", "lagrangian", "lp", "exact", "lp-dual"),
     "mssc": ("kmeans",),
 }
-_DEFAULT_METHOD = {"kmedoids": "voronoi", "mssc": "kmeans"}
+# The method used when none is given, per criterion.
+DEFAULT_METHOD = {"kmedoids": "voronoi", "mssc": "kmeans"}
 # The methods that solve programs, and so read ``solver``.
 SOLVER_METHODS = ("lp", "exact", "lp-dual")
+
+
+def methods_reading_solver(criterion: str, method: str | None) -> list[str] | None:
+    """``None`` when ``method`` (``None``: the criterion's default) reads a solver or is unknown;
+    else the methods of ``criterion`` that do (perhaps none).
+
+    Parameters
+    ----------
+    criterion : str
+        A key of :data:`METHODS`.
+    method : str or None
+        As :func:`impact_scores` takes it.
+
+    Returns
+    -------
+    list of str or None
+    """
+    method = DEFAULT_METHOD[criterion] if method is None else method
+    if method not in METHODS[criterion] or method in SOLVER_METHODS:
+        return None
+    return [m for m in METHODS[criterion] if m in SOLVER_METHODS]
 
 
 @dataclass(frozen=True)
@@ -92,7 +114,7 @@ class _Setting:
 def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Setting:
     criterion = check_choice(criterion, "criterion", METHODS)
     if method is None:
-        method = _DEFAULT_METHOD[criterion]
+        method = DEFAULT_METHOD[criterion]
     if not isinstance(method, str) or method not in METHODS[criterion]:
         valid = ", ".join(repr(m) for m in METHODS[criterion])
         raise InvalidParameterError(f"Unknown method {method!r} for criterion={criterion!r}; valid: {valid}.")
@@ -106,9 +128,12 @@ def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Sett
 
         # A named solver must exist even when this method needs none: a typo never passes silently.
         check_solver(solver)
-        if method not in SOLVER_METHODS:
-            warn_user(f"solver={solver!r} is not used: method={method!r} solves no program (the methods "
-                      f"{', '.join(map(repr, SOLVER_METHODS))} do).", CcoptWarning)
+        readers = methods_reading_solver(criterion, method)
+        if readers is not None:
+            which = (f"the methods {', '.join(map(repr, readers))} do" if readers
+                     else f"no method of criterion={criterion!r} does")
+            warn_user(f"solver={solver!r} is not used: method={method!r} solves no program ({which}).",
+                      CcoptWarning)
     return _Setting(criterion, method, float(epsilon), float(tau), score_from, solver)
 
 
