@@ -275,6 +275,8 @@ class Constraints:
     n_samples : int or None
     given_index : ndarray of int64, shape (n_given,)
         For every row the user gave, the position of its (merged) constraint.
+    given_pairs : ndarray of int64, shape (n_given, 2)
+        Every row the user gave, as given (a duplicate written ``(j, i)`` keeps its order).
 
     Raises
     ------
@@ -333,11 +335,13 @@ class Constraints:
         self.hard = merged_hard
         self.n_samples = n_samples
         self.given_index = given_index
+        # A duplicate row may name its pair the other way round; given_pairs echoes it as written.
+        self._given_reversed = arr[:, 0] != self.pairs[given_index, 0]
         # Row names are built on demand: a list of millions of strings would dominate the
         # construction of large (CS-style) constraint sets.
         self._name_of = row_name
         self._name_rows = first
-        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index):
+        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index, self._given_reversed):
             a.setflags(write=False)
 
     @staticmethod
@@ -743,8 +747,10 @@ class Constraints:
     def __setstate__(self, state) -> None:
         # Unpickled arrays come back writeable; keep them read-only as when built.
         self.__dict__.update(state)
-        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index):
-            a.setflags(write=False)
+        for a in (self.pairs, self.kinds, self.weights, self.hard, self.given_index,
+                  getattr(self, "_given_reversed", None)):
+            if a is not None:
+                a.setflags(write=False)
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -753,6 +759,15 @@ class Constraints:
     def __repr__(self) -> str:
         n = "" if self.n_samples is None else f", n_samples={self.n_samples}"
         return f"Constraints(n_ml={self.n_ml}, n_cl={self.n_cl}{n})"
+
+    @property
+    def given_pairs(self) -> np.ndarray:
+        """Every row the user gave, as given, aligned with :meth:`to_given`'s output."""
+        pairs = self.pairs[self.given_index]
+        reversed_rows = getattr(self, "_given_reversed", None)  # absent from pickles of older versions
+        if reversed_rows is not None and reversed_rows.any():
+            pairs[reversed_rows] = pairs[reversed_rows, ::-1]
+        return pairs
 
     @property
     def n_given(self) -> int:
@@ -926,9 +941,11 @@ class Constraints:
         clone._name_of = self._name_of
         if isinstance(index, slice):
             clone.given_index = self.given_index
+            clone._given_reversed = getattr(self, "_given_reversed", None)
             clone._name_rows = self._name_rows
         else:
             clone.given_index = np.arange(clone.pairs.shape[0], dtype=np.int64)
+            clone._given_reversed = None
             clone._name_rows = self._name_rows[index]
         for a in (clone.pairs, clone.kinds, clone.weights, clone.hard, clone.given_index):
             a.setflags(write=False)

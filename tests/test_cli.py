@@ -311,6 +311,19 @@ def test_duplicate_rows_warn_on_one_line(files, capsys):
         line for line in err.splitlines() if line.startswith("ccopt: warning: 1 duplicate constraint row")]
 
 
+def test_scores_file_echoes_a_reversed_duplicate_as_written(files, capsys):
+    # Both rows are one constraint and share its score, but each line names the pair the user wrote.
+    dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n9,0,CL\n1,0,ML\n0,9,CL\n")
+    out = files["dir"] / "scores.csv"
+    code, _, _ = _run(["score", files["data"], "--constraints", dup, "-k", 2, "--label-column", "class",
+                       "--out", out, "-q"], capsys)
+    assert code == 0
+    with open(out, newline="") as handle:
+        rows = {int(r["row"]): r for r in csv.DictReader(handle)}
+    assert [(rows[r]["i"], rows[r]["j"]) for r in range(4)] == [("0", "1"), ("9", "0"), ("1", "0"), ("0", "9")]
+    assert rows[0]["score"] == rows[2]["score"] and rows[1]["score"] == rows[3]["score"]
+
+
 # --------------------------------------------------------------------------- bench
 def _bench_dir(tmp_path):
     folder = tmp_path / "benchmarks"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import pickle
 import re
 import warnings
 
@@ -688,3 +689,15 @@ def test_feasibility_verdicts_agree_with_enumeration_on_tiny_instances():
         assert report.status != ("infeasible" if exists else "feasible")
         if k <= 2:
             assert report.status == ("feasible" if exists else "infeasible")
+
+
+def test_given_pairs_keep_each_rows_orientation_through_copies_and_pickles():
+    with pytest.warns(DuplicateConstraintWarning):
+        cons = Constraints.from_pairs(ml=[(3, 5), (5, 3), (1, 2)], cl=[(0, 7), (7, 0)])
+    given = [[3, 5], [5, 3], [1, 2], [0, 7], [7, 0]]
+    assert cons.pairs.tolist() == [[3, 5], [1, 2], [0, 7]]
+    assert cons.given_pairs.tolist() == given
+    assert cons.with_n_samples(8).given_pairs.tolist() == given
+    assert pickle.loads(pickle.dumps(cons)).given_pairs.tolist() == given
+    # A subset is its own given rows, in the merged pairs' orientation.
+    assert cons.subset([2, 0]).given_pairs.tolist() == [[0, 7], [3, 5]]

@@ -180,8 +180,8 @@ class ImpactScoreResult:
 
     @property
     def pairs(self) -> np.ndarray:
-        """The constrained pairs, aligned with ``scores``."""
-        return self.constraints.to_given(self.constraints.pairs)
+        """The constrained pairs as given, aligned with ``scores``."""
+        return self.constraints.given_pairs
 
     @property
     def kinds(self) -> np.ndarray:
