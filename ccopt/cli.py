@@ -232,7 +232,8 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
     parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
-                        help="field separator of the CSV files (default ','; e.g. ';' or 'tab')")
+                        help="field separator of the CSV files and of the --constraint-matrix file "
+                             "(default ',', with which the matrix file may also use whitespace; e.g. ';' or 'tab')")
     parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
@@ -457,7 +458,9 @@ def _load_inputs(args):
     if args.constraints is not None:
         constraints = Constraints.from_csv(args.constraints, n_samples=n, delimiter=args.delimiter)
     elif args.constraint_matrix is not None:
-        matrix = Constraints.from_matrix_file(args.constraint_matrix)
+        # The default ',' keeps the matrix reader's own rule: commas or whitespace.
+        separator = None if args.delimiter == "," else args.delimiter
+        matrix = Constraints.from_matrix_file(args.constraint_matrix, delimiter=separator)
         try:
             constraints = matrix.with_n_samples(n)
         except InvalidConstraintError:

@@ -73,6 +73,14 @@ def _listing(items: Sequence[str]) -> str:
     return f"{shown} (and {more} more)" if more > 0 else shown
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _default_row_name(r: int) -> str:
     return f"row {r}"
 
@@ -516,7 +524,7 @@ class Constraints:
                    _warn_duplicates=False)
 
     @classmethod
-    def from_matrix_file(cls, path: str | PathLike) -> Constraints:
+    def from_matrix_file(cls, path: str | PathLike, *, delimiter: str | None = None) -> Constraints:
         """Read an ``n x n`` constraint matrix from a text file (comma or whitespace separated).
 
         The matrix is read as by :meth:`from_matrix`: 1 = must-link, -1 = cannot-link,
@@ -526,6 +534,9 @@ class Constraints:
         ----------
         path : str or path-like
             Text file with one matrix row per line; blank lines are skipped.
+        delimiter : str, optional
+            The field separator (one character, e.g. ``";"``); spaces around values are
+            ignored. By default commas and whitespace both separate values.
 
         Returns
         -------
@@ -541,6 +552,8 @@ class Constraints:
             A pair with opposite signs in the two triangles; the message starts with the path.
         """
         path = str(path)
+        if delimiter is not None:
+            delimiter = check_delimiter(delimiter)
         rows: list[list[float]] = []
         try:
             # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first value.
@@ -549,13 +562,17 @@ class Constraints:
                     text = line.strip()
                     if not text:
                         continue
-                    fields = [f for f in text.replace(",", " ").split() if f]
+                    if delimiter is None:
+                        fields = text.replace(",", " ").split()
+                    else:
+                        fields = [f.strip() for f in text.split(delimiter)]
                     try:
                         rows.append([float(f) for f in fields])
                     except ValueError:
+                        bad = next(f for f in fields if not _is_number(f))
                         raise DataFormatError(
-                            f"non-numeric value in constraint matrix row: {text[:60]!r}",
-                            path=path, line=line_no) from None
+                            f"non-numeric value {bad!r} in constraint matrix row: {text[:60]!r}."
+                            + separator_hint(bad, delimiter or ","), path=path, line=line_no) from None
                     if len(rows[-1]) != len(rows[0]):
                         raise DataFormatError(
                             f"expected {len(rows[0])} values like the first row, got {len(rows[-1])}",

@@ -553,7 +553,7 @@ def broken_data_files(draw):
 
 
 @pytest.mark.parametrize(("text", "pattern"), [
-    ("0 1 0\n1 0 x\n0 0 0\n", r":2: non-numeric value in constraint matrix row"),
+    ("0 1 0\n1 0 x\n0 0 0\n", r":2: non-numeric value 'x' in constraint matrix row"),
     ("0,1,0\n1,0\n0,0,0\n", r":2: expected 3 values like the first row, got 2"),
     ("0 1\n1 0\n0 0\n", r"must be square \(n x n\), got shape \(3, 2\)"),
     ("0 2\n0 0\n", r"values must be 1 \(ML\), -1 \(CL\) or 0; found entry \(0, 1\) = 2"),

@@ -1,0 +1,51 @@
+"""Command-line and reader fixes of the seventh session of 2026-11-24."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ccopt
+from ccopt import Constraints, DataFormatError
+from ccopt.cli import main
+from ccopt.generators import make_gaussian_clusters
+
+MATRIX = [[0, 1, 0, -1], [1, 0, 0, 0], [0, 0, 0, 0], [-1, 0, 0, 0]]
+
+
+def _matrix_text(separator: str) -> str:
+    return "".join(separator.join(str(v) for v in row) + "\n" for row in MATRIX)
+
+
+def test_a_matrix_file_is_read_with_the_delimiter_given(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(_matrix_text(" ; "))
+    hint = "The file seems to separate its fields with ';': pass delimiter=';' (command line: --delimiter ';')."
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: non-numeric value ';' in constraint matrix row") as info:
+        Constraints.from_matrix_file(path)
+    assert str(info.value).endswith(hint)
+    cons = Constraints.from_matrix_file(path, delimiter=";")
+    assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
+    path.write_text(_matrix_text(";").replace("-1", "x", 1))
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: non-numeric value 'x'"):
+        Constraints.from_matrix_file(path, delimiter=";")
+    with pytest.raises(ccopt.InvalidParameterError, match="delimiter must be a single character, got ';;'"):
+        Constraints.from_matrix_file(path, delimiter=";;")
+
+
+@pytest.mark.parametrize(("separator", "option"), [(";", ";"), ("\t", "tab")])
+def test_the_command_line_reads_the_matrix_file_with_delimiter(tmp_path, capsys, separator, option):
+    # --delimiter used to reach the data and constraint CSV files only, so a ';' matrix was refused.
+    X, _ = make_gaussian_clusters(4, 2, cluster_std=0.3, random_state=3)
+    data = tmp_path / "data.csv"
+    data.write_text(f"x{separator}y\n" + "".join(f"{float(a)!r}{separator}{float(b)!r}\n" for a, b in X))
+    matrix = tmp_path / "m.csv"
+    matrix.write_text(_matrix_text(separator))
+    argv = ["cluster", str(data), "--constraint-matrix", str(matrix), "-k", "2", "--algorithm", "cop-kmeans", "-q",
+            "--out", str(tmp_path / "labels.csv")]
+    assert main([*argv, "--delimiter", option]) == 0
+    labels = np.loadtxt(tmp_path / "labels.csv", delimiter=",", skiprows=1, dtype=int)[:, 1]
+    assert labels[0] == labels[1] and labels[0] != labels[3]
+    if separator == ";":
+        assert main(argv) == 2  # the data file itself is ';'-separated
+        assert "--delimiter ';'" in capsys.readouterr()[1]
