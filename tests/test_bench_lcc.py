@@ -1,4 +1,4 @@
-"""benchmarks/bench_lcc.py: the restarts column beside the paper's single run."""
+"""benchmarks/bench_lcc.py: the given-order and restarts columns beside the paper's single run."""
 
 from __future__ import annotations
 
@@ -33,15 +33,31 @@ def test_restarts_never_violate_more_than_the_single_run(bench, overlapping):
     table, _, summary = bench.summarise(rows, ["iris"])
     assert summary["restarts_cl"] <= summary["ours_cl"]
     assert summary["restarts_met"] >= summary["met"]
-    assert all(len(line) == len(bench.HEAD_LCC) + 2 for line in table)
+    assert all(len(line) == len(bench.HEAD_LCC) + 4 for line in table)
 
 
 def test_one_run_per_execution_leaves_the_column_out(bench, overlapping):
     rows = bench.run(["iris"], n_sets=1, n_runs=1, base_seed=0, restarts=1)
-    assert {r["algorithm"] for r in rows} == set(bench.ALGORITHMS)
+    assert {r["algorithm"] for r in rows} == {*bench.ALGORITHMS, bench.GIVEN_ORDER}
     table, _, summary = bench.summarise(rows, ["iris"])
-    assert "restarts_cl" not in summary
-    assert all(len(line) == len(bench.HEAD_LCC) for line in table)
+    assert "restarts_cl" not in summary and "given_cl" in summary
+    assert all(len(line) == len(bench.HEAD_LCC) + 2 for line in table)
+
+
+def test_the_given_order_column_is_lcc_visiting_the_pairs_as_given(bench, overlapping, monkeypatch):
+    from ccopt.cluster import LCC
+
+    orders = []
+    real_fit = LCC.fit
+
+    def recording(self, *args, **kwargs):
+        orders.append(self.pair_order)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(LCC, "fit", recording)
+    rows = bench.run(["iris"], n_sets=1, n_runs=1, base_seed=0, restarts=1)
+    lcc_rows = [r["algorithm"] for r in rows if r["algorithm"].startswith("LCC")]
+    assert orders == ["random" if a == "LCC" else "given" for a in lcc_rows] and "given" in orders
 
 
 def test_restarts_below_one_are_refused(bench, capsys):
