@@ -339,7 +339,10 @@ def _lcc_run(points, sizes, nl: _NL, c0, mu0, *, alpha, lambda_init, max_iter, p
                 break
             if n_iter == max_iter:
                 break
-            if not conf_pair and np.array_equal(new_mu, mu) and (order_rng is None or v == 0):
+            # Under a random order a fixed point that still violates a pair may move on with
+            # another order; with one cluster no order can repair anything.
+            settled = order_rng is None or v == 0 or mu.shape[0] < 2
+            if not conf_pair and np.array_equal(new_mu, mu) and settled:
                 status = Status.CONVERGED
                 break
             if deadline.expired():

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from ccopt.cluster import LCC, _lcc
 from ccopt.exceptions import InvalidParameterError
+from ccopt.status import Status
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -89,3 +90,14 @@ def test_no_run_returns_a_labelling_worse_than_the_one_it_started_from(pair_orde
         est = LCC(2, n_init=5, random_state=3, pair_order=pair_order).fit(X, cl=cl)
     assert all(run["violations"] <= start for run, start in zip(results, starts, strict=True))
     assert est.n_violations_["cl"] == min(run["violations"] for run in results) <= min(starts)
+
+
+def test_one_cluster_settles_at_once_whatever_the_order():
+    # With k = 1 every cannot-link stays violated and no visiting order repairs one, so the
+    # first fixed point is final under the random order as under the given one.
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    for pair_order in ("random", "given"):
+        fit = LCC(1, pair_order=pair_order, random_state=0).fit(X, cl=[(0, 1), (2, 3)])
+        assert fit.status_ is Status.CONVERGED
+        assert fit.n_iter_ == 1
+        assert fit.n_violations_["cl"] == 2
