@@ -233,7 +233,8 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
     parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
                         help="field separator of the CSV files and of the --constraint-matrix file "
-                             "(default ',', with which the matrix file may also use whitespace; e.g. ';' or 'tab')")
+                             "(default ','; e.g. ';' or 'tab'); matrix rows without it may use commas or "
+                             "whitespace")
     parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "

@@ -81,6 +81,15 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _matrix_fields(text: str, delimiter: str | None) -> list[str]:
+    """The values of one constraint-matrix row (``text`` stripped, not empty)."""
+    if delimiter is not None and delimiter.isspace():
+        return text.split()
+    if delimiter is None or delimiter not in text:
+        return text.replace(",", " ").split()
+    return [field.strip() for field in text.split(delimiter)]
+
+
 def _default_row_name(r: int) -> str:
     return f"row {r}"
 
@@ -536,7 +545,10 @@ class Constraints:
             Text file with one matrix row per line; blank lines are skipped.
         delimiter : str, optional
             The field separator (one character, e.g. ``";"``); spaces around values are
-            ignored. By default commas and whitespace both separate values.
+            ignored, and a whitespace separator counts a run of it once. A row without the
+            separator is read by the default rule, so that one ``delimiter`` serves a data
+            file and a matrix written by another tool (``numpy.savetxt``). By default commas
+            and whitespace both separate values.
 
         Returns
         -------
@@ -562,10 +574,12 @@ class Constraints:
                     text = line.strip()
                     if not text:
                         continue
-                    if delimiter is None:
-                        fields = text.replace(",", " ").split()
-                    else:
-                        fields = [f.strip() for f in text.split(delimiter)]
+                    fields = _matrix_fields(text, delimiter)
+                    if "" in fields:
+                        raise DataFormatError(
+                            f"empty value in constraint matrix row {text[:60]!r}: two separators "
+                            f"{delimiter!r} in a row, or one at the start or end of the line.",
+                            path=path, line=line_no)
                     try:
                         rows.append([float(f) for f in fields])
                     except ValueError:

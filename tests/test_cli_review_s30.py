@@ -33,7 +33,7 @@ def test_a_matrix_file_is_read_with_the_delimiter_given(tmp_path):
         Constraints.from_matrix_file(path, delimiter=";;")
 
 
-@pytest.mark.parametrize(("separator", "option"), [(";", ";"), ("\t", "tab")])
+@pytest.mark.parametrize(("separator", "option"), [(";", ";"), ("|", "|")])
 def test_the_command_line_reads_the_matrix_file_with_delimiter(tmp_path, capsys, separator, option):
     # --delimiter used to reach the data and constraint CSV files only, so a ';' matrix was refused.
     X, _ = make_gaussian_clusters(4, 2, cluster_std=0.3, random_state=3)
@@ -46,6 +46,34 @@ def test_the_command_line_reads_the_matrix_file_with_delimiter(tmp_path, capsys,
     assert main([*argv, "--delimiter", option]) == 0
     labels = np.loadtxt(tmp_path / "labels.csv", delimiter=",", skiprows=1, dtype=int)[:, 1]
     assert labels[0] == labels[1] and labels[0] != labels[3]
-    if separator == ";":
-        assert main(argv) == 2  # the data file itself is ';'-separated
-        assert "--delimiter ';'" in capsys.readouterr()[1]
+    assert main(argv) == 2  # the data file itself is not comma-separated
+    assert f"--delimiter {separator!r}" in capsys.readouterr()[1]
+
+
+@pytest.mark.parametrize("matrix_separator", [" ", ","])
+def test_one_delimiter_serves_a_data_file_and_a_matrix_written_by_numpy(tmp_path, matrix_separator):
+    # A ';' data file (a European spreadsheet) beside a matrix from numpy.savetxt: rows without
+    # the ';' keep the matrix reader's own rule, as before --delimiter reached the matrix.
+    X, _ = make_gaussian_clusters(4, 2, cluster_std=0.3, random_state=3)
+    data = tmp_path / "data.csv"
+    data.write_text("x;y\n" + "".join(f"{float(a)!r};{float(b)!r}\n" for a, b in X))
+    matrix = tmp_path / "m.txt"
+    np.savetxt(matrix, np.array(MATRIX), fmt="%d", delimiter=matrix_separator)
+    out = tmp_path / "labels.csv"
+    argv = ["cluster", str(data), "--constraint-matrix", str(matrix), "-k", "2", "--algorithm", "cop-kmeans",
+            "-q", "--delimiter", ";", "--out", str(out)]
+    assert main(argv) == 0
+    labels = np.loadtxt(out, delimiter=",", skiprows=1, dtype=int)[:, 1]
+    assert labels[0] == labels[1] and labels[0] != labels[3]
+
+
+def test_an_empty_matrix_value_is_named_and_a_whitespace_separator_counts_once(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("0;1;\n1;0;\n")
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0;1;': two "
+                                              r"separators ';' in a row, or one at the start or end"):
+        Constraints.from_matrix_file(path, delimiter=";")
+    path.write_text("0  1   -1\n1  0    0\n-1 0    0\n")
+    for separator in (" ", "\t"):
+        cons = Constraints.from_matrix_file(path, delimiter=separator)
+        assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 2]]

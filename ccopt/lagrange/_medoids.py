@@ -144,8 +144,8 @@ class MedoidFinder:
         which new clusters close to a remembered one are derived from. Either way the
         answers are :func:`best_member`'s, bit for bit. With ``memory=0`` nothing is
         remembered. The first time it meets a cluster of 256 objects the finder reads the
-        whole matrix twice (each row's largest ``|d|``, for the rounding-error bound, and
-        whether it is symmetric, for faster reads) and keeps two vectors of ``n_samples``
+        whole matrix three times (each row's largest and smallest entry, for the
+        rounding-error bound, and whether it is symmetric, for faster reads) and keeps two vectors of ``n_samples``
         entries.
     """
 
