@@ -233,8 +233,8 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
     parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
                         help="field separator of the CSV files and of the --constraint-matrix file "
-                             "(default ','; e.g. ';' or 'tab'); matrix rows without it may use commas or "
-                             "whitespace")
+                             "(default ','; e.g. ';' or 'tab'); matrix rows without it may use commas, "
+                             "semicolons or whitespace")
     parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
@@ -459,7 +459,7 @@ def _load_inputs(args):
     if args.constraints is not None:
         constraints = Constraints.from_csv(args.constraints, n_samples=n, delimiter=args.delimiter)
     elif args.constraint_matrix is not None:
-        # The default ',' keeps the matrix reader's own rule: commas or whitespace.
+        # The default ',' keeps the matrix reader's own rule: commas, semicolons or whitespace.
         separator = None if args.delimiter == "," else args.delimiter
         matrix = Constraints.from_matrix_file(args.constraint_matrix, delimiter=separator)
         try:

@@ -14,6 +14,7 @@ per-constraint array back onto every row the user gave, so nothing is lost.
 from __future__ import annotations
 
 import csv
+import difflib
 import heapq
 import numbers
 import re
@@ -38,6 +39,7 @@ from ccopt._validation import (
 )
 from ccopt._warnings import warn_user
 from ccopt.exceptions import (
+    CcoptWarning,
     ConflictingConstraintError,
     DataFormatError,
     DuplicateConstraintWarning,
@@ -81,12 +83,35 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _check_unknown_columns(names: list[str], known: tuple[str, ...], path: str) -> None:
+    """Refuse a misspelt column of a constraints CSV header; warn of the others it does not read.
+
+    A misspelt ``weight`` or ``hard`` would otherwise leave every weight at 1 or every pair
+    soft without a word; a column of notes (a source, the ground truth) is only not read.
+    """
+    unknown = [name for name in names if name not in known]
+    absent = [name for name in known if name not in names]  # i, j and kind are present by now
+    misspelt = {name: difflib.get_close_matches(name, absent, n=1, cutoff=0.6) for name in unknown}
+    misspelt = {name: close[0] for name, close in misspelt.items() if close}
+    accepted = "i, j, kind and optionally weight, hard"
+    if misspelt:
+        guesses = ", ".join(f"{name!r} (did you mean {close!r}?)" for name, close in misspelt.items())
+        raise DataFormatError(f"the header names column(s) ccopt does not know: {guesses}; the columns "
+                              f"are {accepted}.", path=path, line=1)
+    if unknown:
+        warn_user(f"{path}: column(s) {unknown} are not read (the columns are {accepted}).",
+                  CcoptWarning)
+
+
+_MATRIX_SEPARATORS = re.compile(r"\s*[,;]\s*|\s+")  # a comma or semicolon each, a run of blanks once
+
+
 def _matrix_fields(text: str, delimiter: str | None) -> list[str]:
     """The values of one constraint-matrix row (``text`` stripped, not empty)."""
     if delimiter is not None and delimiter.isspace():
         return text.split()
     if delimiter is None or delimiter not in text:
-        return text.replace(",", " ").split()
+        return _MATRIX_SEPARATORS.split(text)
     return [field.strip() for field in text.split(delimiter)]
 
 
@@ -454,7 +479,8 @@ class Constraints:
         """Build from an ``n x n`` matrix with 1 = must-link, -1 = cannot-link, 0 = none.
 
         Both triangles are read: the published BH-kmeans/DILS files keep cannot-links only
-        in the lower triangle. The diagonal is ignored. A pair stored in both triangles
+        in the lower triangle. The diagonal may hold 1 or 0 (the published files write 1)
+        and is otherwise ignored. A pair stored in both triangles
         counts once, as one given constraint named after its upper-triangle entry; opposite
         signs in the two triangles raise
         :class:`~ccopt.exceptions.ConflictingConstraintError`. Constraints come in the order
@@ -478,7 +504,8 @@ class Constraints:
         ------
         InvalidConstraintError
             A matrix that is not square or not numeric, a value other than 1, -1 or 0 (the
-            message names the entries), or a sparse cell stored more than once.
+            message names the entries), a diagonal value other than 1 or 0, or a sparse cell
+            stored more than once.
         ConflictingConstraintError
             A pair with opposite signs in the two triangles.
         """
@@ -512,6 +539,14 @@ class Constraints:
             rows, cols, vals = mat.row[keep], mat.col[keep], mat.data[keep]
             n = mat.shape[0]
         off = rows != cols
+        # An object is always with itself (the published files write 1 there); any other
+        # value would be a cannot-link of an object with itself, or a typo, not a pair.
+        odd_diagonal = np.flatnonzero(~off & (vals != 1))
+        if odd_diagonal.size:
+            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b].item()!r}" for b in odd_diagonal]
+            raise InvalidConstraintError(
+                f"The diagonal of a constraint matrix may hold 1 or 0 only (an object is with "
+                f"itself; -1 would keep it from itself); found {_listing(cells)}.")
         rows, cols, vals = rows[off].astype(np.int64), cols[off].astype(np.int64), vals[off]
         bad = np.flatnonzero((vals != 1) & (vals != -1))
         if bad.size:
@@ -534,7 +569,7 @@ class Constraints:
 
     @classmethod
     def from_matrix_file(cls, path: str | PathLike, *, delimiter: str | None = None) -> Constraints:
-        """Read an ``n x n`` constraint matrix from a text file (comma or whitespace separated).
+        """Read an ``n x n`` constraint matrix from a text file (commas, semicolons or whitespace).
 
         The matrix is read as by :meth:`from_matrix`: 1 = must-link, -1 = cannot-link,
         0 = none, both triangles, the diagonal ignored.
@@ -544,11 +579,11 @@ class Constraints:
         path : str or path-like
             Text file with one matrix row per line; blank lines are skipped.
         delimiter : str, optional
-            The field separator (one character, e.g. ``";"``); spaces around values are
+            The field separator (one character, e.g. ``"|"``); spaces around values are
             ignored, and a whitespace separator counts a run of it once. A row without the
             separator is read by the default rule, so that one ``delimiter`` serves a data
-            file and a matrix written by another tool (``numpy.savetxt``). By default commas
-            and whitespace both separate values.
+            file and a matrix written by another tool (``numpy.savetxt``). By default a comma
+            or a semicolon separates values, and so does a run of whitespace.
 
         Returns
         -------
@@ -633,8 +668,9 @@ class Constraints:
         Raises
         ------
         DataFormatError
-            An unreadable or empty file, a header without ``i``, ``j``, ``kind`` or with a
-            repeated column, or a bad row (wrong number of fields, non-integer index,
+            An unreadable or empty file, a header without ``i``, ``j``, ``kind``, with a
+            repeated column or with a column that seems a misspelt ``weight`` or ``hard``
+            (``weigth``), or a bad row (wrong number of fields, non-integer index,
             unknown kind, non-numeric or negative weight, bad ``hard`` flag, negative or
             out-of-range index, ``i == j``); ``line`` is set when one row is at fault.
         ConflictingConstraintError
@@ -646,6 +682,8 @@ class Constraints:
         -----
         DuplicateConstraintWarning
             When a pair is given more than once with the same kind (the rows are merged).
+        CcoptWarning
+            When the header names other columns (notes, a source): they are not read.
         """
         delimiter = check_delimiter(delimiter)
         path = str(path)
@@ -667,6 +705,7 @@ class Constraints:
                 if twice:
                     raise DataFormatError(f"header {header!r} names column(s) {twice} more than once",
                                           path=path, line=1)
+                _check_unknown_columns(names, known, path)
                 col = {name: names.index(name) for name in known if name in names}
                 for fields in reader:
                     line_no = reader.line_num

@@ -19,13 +19,17 @@ def _matrix_text(separator: str) -> str:
 
 def test_a_matrix_file_is_read_with_the_delimiter_given(tmp_path):
     path = tmp_path / "m.csv"
-    path.write_text(_matrix_text(" ; "))
-    hint = "The file seems to separate its fields with ';': pass delimiter=';' (command line: --delimiter ';')."
-    with pytest.raises(DataFormatError, match=r"m\.csv:1: non-numeric value ';' in constraint matrix row") as info:
+    path.write_text(_matrix_text(" | "))
+    hint = "The file seems to separate its fields with '|': pass delimiter='|' (command line: --delimiter '|')."
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: non-numeric value '\|' in constraint matrix row") as info:
         Constraints.from_matrix_file(path)
     assert str(info.value).endswith(hint)
-    cons = Constraints.from_matrix_file(path, delimiter=";")
+    cons = Constraints.from_matrix_file(path, delimiter="|")
     assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
+    for separator in (" ; ", ";", ", ", "\t"):  # the default rule: commas, semicolons, whitespace
+        path.write_text(_matrix_text(separator))
+        cons = Constraints.from_matrix_file(path)
+        assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
     path.write_text(_matrix_text(";").replace("-1", "x", 1))
     with pytest.raises(DataFormatError, match=r"m\.csv:1: non-numeric value 'x'"):
         Constraints.from_matrix_file(path, delimiter=";")
@@ -77,3 +81,44 @@ def test_an_empty_matrix_value_is_named_and_a_whitespace_separator_counts_once(t
     for separator in (" ", "\t"):
         cons = Constraints.from_matrix_file(path, delimiter=separator)
         assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 2]]
+
+
+def test_a_comma_data_file_goes_with_a_semicolon_matrix_without_a_delimiter(tmp_path):
+    X, _ = make_gaussian_clusters(4, 2, cluster_std=0.3, random_state=3)
+    data = tmp_path / "data.csv"
+    data.write_text("x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    matrix = tmp_path / "m.txt"
+    matrix.write_text(_matrix_text(";"))
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(data), "--constraint-matrix", str(matrix), "-k", "2", "--algorithm",
+                 "cop-kmeans", "-q", "--out", str(out)]) == 0
+    labels = np.loadtxt(out, delimiter=",", skiprows=1, dtype=int)[:, 1]
+    assert labels[0] == labels[1] and labels[0] != labels[3]
+
+
+def test_an_empty_value_between_commas_is_named_not_merged(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("0,,1\n1,0,0\n")
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0,,1'"):
+        Constraints.from_matrix_file(path)
+
+
+def test_a_constraints_header_with_a_misspelt_column_is_refused_and_notes_are_not_read(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("i,j,kind,weigth\n0,1,ML,5\n0,3,CL,2\n")
+    with pytest.raises(DataFormatError, match=r"c\.csv:1: the header names column\(s\) ccopt does not know: "
+                                              r"'weigth' \(did you mean 'weight'\?\)"):
+        Constraints.from_csv(path)
+    path.write_text("id,i,j,kind,source\n0,0,1,ML,expert\n1,0,3,CL,expert\n")
+    with pytest.warns(ccopt.CcoptWarning, match=r"column\(s\) \['id', 'source'\] are not read"):
+        cons = Constraints.from_csv(path)
+    assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
+
+
+@pytest.mark.parametrize("value", [-1, 2, 0.5])
+def test_a_constraint_matrix_diagonal_other_than_one_or_zero_is_refused(value):
+    matrix = np.eye(3)
+    matrix[1, 1] = value
+    with pytest.raises(ccopt.InvalidConstraintError, match=r"diagonal .* found entry \(1, 1\)"):
+        Constraints.from_matrix(matrix)
+    assert len(Constraints.from_matrix(np.eye(3))) == 0
