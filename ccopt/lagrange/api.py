@@ -319,6 +319,10 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     >>> result.scores.shape
     (3,)
     """
+    # The routes start from k-means, whose module imports scikit-learn: about a second the
+    # first time, which a short time_limit is not meant to pay for.
+    import ccopt.cluster._kmeans  # noqa: F401
+
     start = time.perf_counter()
     setting = _check_setting(criterion, method, epsilon, tau, score_from, solver)
     repair_time_limit = check_time_limit(repair_time_limit, "repair_time_limit")
