@@ -96,7 +96,8 @@ examples:
 
 methods (--method; the default depends on --criterion, see ccopt.impact_scores):
   kmedoids: voronoi, lagrangian, lp, exact, lp-dual (lp, exact and lp-dual solve Pyomo
-            models with --solver)
+            models with --solver; exact solves an integer program every iteration: small
+            instances only: on Iris over a second per iteration)
   mssc:     kmeans
 """
 

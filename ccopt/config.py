@@ -102,13 +102,21 @@ def check_dense_memory(shape: tuple[int, ...], *, itemsize: int = 8, what: str =
     limit = int(_config["max_dense_bytes"])
     dims = " x ".join(str(int(d)) for d in shape)
     if n_bytes > limit:
-        summary = (f"The {what} ({dims}) needs {n_bytes / _GIB:.2f} GiB, more than the configured "
-                   f"bound of {limit / _GIB:.2f} GiB.")
+        summary = (f"The {what} ({dims}) needs {_size(n_bytes)}, more than the configured "
+                   f"bound of {_size(limit)}.")
         raise MemoryBudgetError(
             f"{summary} Use a method that needs no dense matrix (for example criterion='mssc'), "
             "subsample the data, or raise the bound with ccopt.set_config(max_dense_bytes=...).",
             summary=summary)
     logger.log(logging.INFO if n_bytes >= _ANNOUNCE_BYTES else logging.DEBUG,
-               "The %s (%s) takes %.3f GiB (bound %.2f GiB, ccopt.set_config(max_dense_bytes=...)).",
-               what, dims, n_bytes / _GIB, limit / _GIB)
+               "The %s (%s) takes %s (bound %s, ccopt.set_config(max_dense_bytes=...)).",
+               what, dims, _size(n_bytes), _size(limit))
     return n_bytes
+
+
+def _size(n_bytes: int) -> str:
+    """A byte count in the largest binary unit that keeps it at least 1 (two decimals)."""
+    for unit, factor in (("GiB", _GIB), ("MiB", 1024**2), ("KiB", 1024)):
+        if n_bytes >= factor:
+            return f"{n_bytes / factor:.2f} {unit}"
+    return f"{int(n_bytes)} byte{'' if int(n_bytes) == 1 else 's'}"

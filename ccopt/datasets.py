@@ -308,6 +308,17 @@ def _check_header(header: list[str], label_column: str | None, path: str, line: 
                               path=path, line=line)
 
 
+def _holds_a_number(column: np.ndarray) -> bool:
+    """Whether any cell of a column of stripped strings reads as a number."""
+    for text in column:
+        try:
+            float(text)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
 def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str,
                    delimiter: str = ",") -> np.ndarray:
     """Strings to float64; missing markers become NaN, anything else non-numeric is an error."""
@@ -323,9 +334,12 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
             try:
                 float(stripped[r, c])
             except ValueError:
+                hint = separator_hint(str(cells[r, c]), delimiter) or separator_hint(columns[c], delimiter)
+                if not hint and not _holds_a_number(stripped[:, c]):
+                    hint = (f" If {columns[c]!r} holds the classes, name it as the label column "
+                            f"(label_column={columns[c]!r}; command line: --label-column {columns[c]}).")
                 raise DataFormatError(
-                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}."
-                    + (separator_hint(str(cells[r, c]), delimiter) or separator_hint(columns[c], delimiter)),
+                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}." + hint,
                     path=path, line=lines[r]) from None
         raise  # pragma: no cover - numpy and float() disagree
     finite = np.isfinite(values)

@@ -179,8 +179,8 @@ def test_the_memory_bound_is_set_and_named_on_the_command_line(data, capsys):
     code = main(["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--max-memory", "1e-9"])
     err = capsys.readouterr()[1]
     assert code == 2
-    assert err == ("ccopt score: error: The k-medoids distance matrix (10 x 10) needs 0.00 GiB, more than the "
-                   "configured bound of 0.00 GiB. Score with --criterion mssc (no n x n matrix), subsample the "
+    assert err == ("ccopt score: error: The k-medoids distance matrix (10 x 10) needs 800 bytes, more than the "
+                   "configured bound of 1 byte. Score with --criterion mssc (no n x n matrix), subsample the "
                    "data, or raise the bound with --max-memory GIB.\n")
     assert ccopt.get_config() == before  # the bound held for the run only
     assert main(["score", str(with_header), "--constraints", str(cons), "-k", "2", "-q", "--criterion", "mssc",
@@ -188,8 +188,8 @@ def test_the_memory_bound_is_set_and_named_on_the_command_line(data, capsys):
     capsys.readouterr()
     with ccopt.config_context(max_dense_bytes=8), pytest.raises(ccopt.MemoryBudgetError) as info:
         ccopt.impact_scores(np.zeros((3, 1)) + np.arange(3)[:, None], 2, ml=[(0, 1)], progress=False)
-    assert info.value.summary == ("The k-medoids distance matrix (3 x 3) needs 0.00 GiB, more than the "
-                                  "configured bound of 0.00 GiB.")
+    assert info.value.summary == ("The k-medoids distance matrix (3 x 3) needs 72 bytes, more than the "
+                                  "configured bound of 8 bytes.")
     assert str(info.value).startswith(info.value.summary + " Use a method that needs no dense matrix")
 
 

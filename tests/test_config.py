@@ -67,5 +67,5 @@ def test_check_dense_memory():
     with config_context(max_dense_bytes=1000):
         assert check_dense_memory((5, 25)) == 1000  # exactly at the bound is allowed
         with pytest.raises(MemoryBudgetError,
-                           match=r"The distance matrix \(10 x 20\) needs 0\.00 GiB, more than the configured bound.*set_config\(max_dense_bytes=\.\.\.\)"):
+                           match=r"The distance matrix \(10 x 20\) needs 1\.56 KiB, more than the configured bound of 1000 bytes\..*set_config\(max_dense_bytes=\.\.\.\)"):
             check_dense_memory((10, 20), what="distance matrix")

@@ -225,7 +225,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Clustering criterion ``f``: k-medoids (7)-(9) with Euclidean distances, or MSSC (6).
     method : str, optional
         Lower-bounding route (module docstring); default "voronoi" for k-medoids,
-        "kmeans" for MSSC. The scores do not depend on the units of ``X`` (every tolerance
+        "kmeans" for MSSC. ``"exact"`` solves an integer program every iteration: small
+        instances only (Iris: over a second per iteration, several times ``"lp"``'s). The scores do not depend on the units of ``X`` (every tolerance
         is relative to the objective), except through the solver routes (``lp``, ``exact``,
         ``lp-dual``), which inherit the solver's absolute tolerances (HiGHS: 1e-7): there,
         scale data whose distances are far below 1.
@@ -306,7 +307,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         still the starting zeros (``result.scored`` is False): every score is 0, which
         predicts nothing.
     CcoptWarning
-        Weights or hard flags that the score does not read (it scores every constraint as a
+        No constraints given (the result's score arrays are empty). Weights or hard flags
+        that the score does not read (it scores every constraint as a
         candidate with the paper's unit penalty).
 
     Examples
@@ -330,6 +332,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         raise InvalidParameterError("repair_time_limit must be a positive number of seconds, got None.")
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl)
     cons = problem.constraints
+    if not len(cons):
+        warn_user("impact_scores was given no constraints: there is nothing to score, and the "
+                  "result's score arrays are empty.", CcoptWarning)
     _warn_unused_weights(cons)
     if repair_every is None:
         repair_every = 1 if setting.criterion == "kmedoids" else 0

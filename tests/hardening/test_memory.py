@@ -147,7 +147,7 @@ def test_a_large_dense_allocation_is_announced_before_it_is_made(caplog):
         check_dense_memory((4000, 4000), what="k-medoids distance matrix")
     [record] = [r for r in caplog.records if r.name == "ccopt.config"]
     assert record.levelno == logging.INFO
-    assert "k-medoids distance matrix (4000 x 4000) takes 0.119 GiB" in record.getMessage()
+    assert "k-medoids distance matrix (4000 x 4000) takes 122.07 MiB" in record.getMessage()
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="ccopt.config"):
         check_dense_memory((100, 100), what="small matrix")
