@@ -24,6 +24,7 @@ __all__ = [
     "check_choice",
     "check_data",
     "check_delimiter",
+    "check_feature_names",
     "check_fraction",
     "check_labels",
     "check_n_clusters",
@@ -32,6 +33,7 @@ __all__ = [
     "check_positive_int",
     "check_random_state",
     "check_time_limit",
+    "feature_names",
     "not_utf8_error",
     "separator_hint",
     "warn_far_from_origin",
@@ -49,8 +51,9 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``X`` is not numeric, not 2-D, empty, or holds NaN/inf (the message names the
-        first offending row and column).
+        If ``X`` is not numeric (the message names the non-numeric columns of a table with
+        column names, else the row and column of the first non-numeric entry), not 2-D,
+        empty, or holds NaN/inf (the message names the first offending row and column).
     """
     if X is None:
         raise InvalidDataError(f"{name} is None; expected an array of shape (n_samples, n_features).")
@@ -71,7 +74,7 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
-        raise InvalidDataError(f"{name} must be numeric, got dtype {arr.dtype}.")
+        raise InvalidDataError(_not_numeric_message(X, arr, name))
     if np.iscomplexobj(arr):
         raise InvalidDataError(f"{name} must be real-valued, got dtype {arr.dtype}.")
     if arr.ndim != 2:
@@ -93,6 +96,191 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
             "all); impute or drop those rows first."
         )
     return arr
+
+
+#: How many offending columns (or feature names) a message lists before it only counts the rest.
+_LISTED = 5
+
+
+def _is_number(value) -> bool:
+    # numbers.Real covers Python and numpy ints, floats and bools except numpy's bool_.
+    return isinstance(value, (numbers.Real, np.bool_))
+
+
+def _describe_entry(value) -> tuple[str, str]:
+    """What a non-numeric entry is, in words, and its value as shown: ``("text", "'a'")``."""
+    shown = _show(value)
+    if len(shown) > 40:  # a long text would drown the message
+        shown = shown[:37] + "..."
+    if isinstance(value, (str, bytes)):
+        return "text", shown
+    if value is None:
+        return "None", ""
+    return f"a value of type {type(value).__name__}", shown
+
+
+def _non_numeric_mask(arr: np.ndarray) -> np.ndarray:
+    """Which entries of a 2-D array that failed the dtype test are not numbers."""
+    if arr.dtype != object:  # a text or date dtype: every entry is non-numeric
+        return np.ones(arr.shape, dtype=bool)
+    return ~np.frompyfunc(_is_number, 1, 1)(arr).astype(bool)
+
+
+def _column_labels(X, n_columns: int | None = None) -> list | None:
+    """The column labels of a table (a DataFrame's ``columns``), or None for a plain array.
+
+    None too when ``n_columns`` is given and the table has another number of labels.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray):
+        return None
+    labels = [str(label) if isinstance(label, str) else label for label in columns]
+    return labels if n_columns is None or len(labels) == n_columns else None
+
+
+def _not_numeric_message(X, arr: np.ndarray, name: str) -> str:
+    """Why ``arr`` (``X`` as an array) is not numeric: the columns by label, else the first cell.
+
+    A table's columns are named because a DataFrame with one text column turns into an
+    object array whose dtype says nothing of where the text sits.
+    """
+    if arr.ndim != 2 or not arr.size:
+        return f"{name} must be numeric, got dtype {arr.dtype}."
+    bad = _non_numeric_mask(arr)
+    if not bad.any():
+        return (f"{name} must be numeric, got dtype object (numbers held as Python objects); "
+                f"pass np.asarray({name}, dtype=float).")
+    labels = _column_labels(X, arr.shape[1])
+    if labels is None:
+        return _first_cell_message(arr, bad, name)
+    return _columns_message(arr, bad, labels, name)
+
+
+def _first_cell_message(arr: np.ndarray, bad: np.ndarray, name: str) -> str:
+    """The message for an unlabelled array: the first non-numeric entry, row by row."""
+    row, column = np.argwhere(bad)[0]
+    kind, shown = _describe_entry(arr[row, column])
+    value = f" ({shown})" if shown else ""
+    return (f"{name} must be numeric, got dtype {arr.dtype}: the entry at row {row}, column "
+            f"{column} is {kind}{value}, not a number.")
+
+
+def _columns_message(arr: np.ndarray, bad: np.ndarray, labels: list, name: str) -> str:
+    """The message for a table: each non-numeric column by label, with its first bad value."""
+    columns = np.flatnonzero(bad.any(axis=0))
+    more = ", ..." if arr.shape[0] > 1 else ""
+    parts = []
+    for column in columns[:_LISTED]:
+        kind, shown = _describe_entry(arr[bad[:, column].argmax(), column])
+        value = f" ({shown}{more})" if shown else ""
+        parts.append(f"column {labels[column]!r} holds {kind}{value}")
+    if len(columns) > _LISTED:
+        parts.append(f"and {len(columns) - _LISTED} more column(s)")
+    them = "it" if len(columns) == 1 else "them"
+    return f"{name} must be numeric: {', '.join(parts)}. Encode {them} as numbers or drop {them} first."
+
+
+def feature_names(X) -> np.ndarray | None:
+    """The column names of ``X`` when they are all strings (a DataFrame's), as scikit-learn reads them.
+
+    Parameters
+    ----------
+    X : object
+        The data as given: a table with a ``columns`` attribute (a pandas DataFrame) or
+        anything else. pandas is not imported.
+
+    Returns
+    -------
+    names : ndarray of object, shape (n_features,), or None
+        The names, or None when ``X`` has no ``columns`` or none of them is a string (a
+        DataFrame built from an array is numbered 0, 1, ...).
+
+    Raises
+    ------
+    InvalidDataError
+        If the column names mix strings and other types (scikit-learn refuses them too):
+        which of them to compare by name would be a guess.
+    """
+    labels = _column_labels(X)
+    if not labels:
+        return None
+    is_text = [isinstance(label, str) for label in labels]
+    if not any(is_text):
+        return None
+    if not all(is_text):
+        kinds = sorted({type(label).__name__ for label in labels})
+        raise InvalidDataError(
+            f"X has column names of mixed types ({', '.join(kinds)}); make them all strings "
+            "(X.columns = X.columns.astype(str)) to have them checked against later data.")
+    names = np.empty(len(labels), dtype=object)
+    names[:] = labels
+    return names
+
+
+def _show_names(names) -> str:
+    """A list of names as in a message; a long one cut after the first few."""
+    names = [str(n) for n in names]
+    if len(names) <= 2 * _LISTED:
+        return repr(names)
+    head = ", ".join(repr(n) for n in names[:_LISTED])
+    return f"[{head}, ...] ({len(names)} names)"
+
+
+def _names_mismatch(given: list, fitted: list) -> str:
+    """How the names given differ from the names of the fit: order, or which are new or missing."""
+    if sorted(given) == sorted(fitted):
+        return ("same names in another order: reorder the columns, e.g. "
+                "X[estimator.feature_names_in_]")
+    fitted_set, given_set = set(fitted), set(given)
+    unseen = [n for n in given if n not in fitted_set]
+    missing = [n for n in fitted if n not in given_set]
+    parts = [f"not seen in fit: {_show_names(unseen)}"] if unseen else []
+    parts += [f"missing: {_show_names(missing)}"] if missing else []
+    return "; ".join(parts) or "the same names, repeated a different number of times"
+
+
+def check_feature_names(X, fitted_names, *, fitted_by: str) -> None:
+    """Check that new data have the column names, in the order, that the fit had.
+
+    Follows scikit-learn's rule: names are compared only when both the fit and ``X`` have
+    them. Without the check, columns reordered in a DataFrame would be read silently as
+    other features.
+
+    Parameters
+    ----------
+    X : object
+        The new data as given (see :func:`feature_names`).
+    fitted_names : ndarray of object or None
+        The estimator's ``feature_names_in_``, None when it was fitted without names.
+    fitted_by : str
+        The estimator's class name, for the messages.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``X`` has column names that differ from ``fitted_names`` in names or order (the
+        message lists both), or names of mixed types.
+
+    Warns
+    -----
+    CcoptWarning
+        If the fit had names and ``X`` has none (a plain array): its columns are taken to
+        be in the fitted order, which nothing can check.
+    """
+    if fitted_names is None:
+        return  # nothing to check against; names given now are simply not used
+    names = feature_names(X)
+    fitted = [str(n) for n in fitted_names]
+    if names is None:
+        warn_user(
+            f"X has no column names, but {fitted_by} was fitted with the feature names "
+            f"{_show_names(fitted)}; its columns are taken to be in that order.", CcoptWarning)
+        return
+    given = [str(n) for n in names]
+    if given != fitted:
+        raise InvalidDataError(
+            f"X has the feature names {_show_names(given)}, but {fitted_by} was fitted with "
+            f"{_show_names(fitted)} ({_names_mismatch(given, fitted)}).")
 
 
 def check_distance_range(X: np.ndarray, name: str = "X", *, n_samples: int | None = None) -> None:

@@ -17,7 +17,13 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
-from ccopt._validation import check_data, check_random_state, check_time_limit
+from ccopt._validation import (
+    check_data,
+    check_feature_names,
+    check_random_state,
+    check_time_limit,
+    feature_names,
+)
 from ccopt._warnings import warn_user
 from ccopt.cluster._init_centers import squared_distances
 from ccopt.constraints import Constraints, unread_settings
@@ -161,6 +167,7 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             From an estimator that does not read them (KMeans, LCC), when a cannot-link is
             flagged ``hard`` or a constraint has a weight other than 1.
         """
+        names = feature_names(X)
         problem = ClusteringProblem.create(
             X, self.n_clusters, constraints, ml=ml, cl=cl,
             require_closure=self._requires_feasible_closure, **self._size_bounds(),
@@ -172,10 +179,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():
             outcome = self._fit(problem, rng, deadline)
-        self._set_fitted(problem, outcome)
+        self._set_fitted(problem, outcome, names)
         return self
 
-    def _set_fitted(self, problem: ClusteringProblem, outcome: FitOutcome) -> None:
+    def _set_fitted(self, problem: ClusteringProblem, outcome: FitOutcome,
+                    names: np.ndarray | None = None) -> None:
         labels = np.asarray(outcome.labels, dtype=np.int64)
         constraints = problem.constraints
         report = constraints.violations(labels)
@@ -189,7 +197,7 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         self.n_violations_ = {"ml": report.n_ml, "cl": report.n_cl, "total": report.total}
         self.n_iter_ = int(outcome.n_iter)
         self.status_ = Status(outcome.status)
-        self.n_features_in_ = problem.n_features
+        self._set_features(problem.n_features, names)
         for key, value in (outcome.extra or {}).items():
             setattr(self, f"{key}_", value)
         _warn_empty_clusters(type(self).__name__, problem, labels)
@@ -219,6 +227,37 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         """
         return self.fit(X, y, ml=ml, cl=cl, constraints=constraints).labels_
 
+    def _set_features(self, n_features: int, names: np.ndarray | None) -> None:
+        """Record the shape and column names of the training data, as scikit-learn does."""
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = names
+        else:
+            # A refit on a plain array must not keep the names of an earlier DataFrame.
+            self.__dict__.pop("feature_names_in_", None)
+
+    def _check_new_data(self, X) -> np.ndarray:
+        """Validate data given after fit: the columns must be those of the training data.
+
+        The one check of new data, shared by every method that takes it (so far
+        :meth:`predict`): names first, which say more than a count when columns differ.
+
+        Raises
+        ------
+        InvalidDataError
+            As :func:`~ccopt._validation.check_data` and
+            :func:`~ccopt._validation.check_feature_names`, or when the number of features
+            differs from the training data's.
+        """
+        check_feature_names(X, self.__dict__.get("feature_names_in_"), fitted_by=type(self).__name__)
+        X = check_data(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted on "
+                f"{self.n_features_in_}; pass the same feature columns as to fit."
+            )
+        return X
+
     def predict(self, X) -> np.ndarray:
         """Nearest fitted centre of each object of ``X``: how new data joins the clusters.
 
@@ -245,15 +284,16 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             Before :meth:`fit`.
         InvalidDataError
             ``X`` is not a finite 2-D numeric array, its number of features differs from
-            the training data's, or its distances to the centres overflow float64.
+            the training data's, its column names differ from ``feature_names_in_`` (in
+            names or order), or its distances to the centres overflow float64.
+
+        Warns
+        -----
+        CcoptWarning
+            When the estimator was fitted on a DataFrame and ``X`` has no column names.
         """
         self._check_fitted()
-        X = check_data(X)
-        if X.shape[1] != self.n_features_in_:
-            raise InvalidDataError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted on "
-                f"{self.n_features_in_}; pass the same feature columns as to fit."
-            )
+        X = self._check_new_data(X)
         with np.errstate(over="ignore", invalid="ignore"):
             dist = squared_distances(X, self.cluster_centers_)
         if not np.isfinite(dist).all():
@@ -273,6 +313,9 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         # Only reached when normal lookup fails: a public name ending in "_" is a fitted
         # attribute read before fit. NotFittedError subclasses AttributeError, so hasattr()
         # and getattr(..., default) keep working (scikit-learn's checks rely on them).
+        if name == "feature_names_in_" and "labels_" in self.__dict__:
+            raise AttributeError(f"This {type(self).__name__} was fitted on X without string column "
+                                 "names, so it has no feature_names_in_.")
         if name.endswith("_") and not name.startswith("_"):
             raise EstimatorNotFittedError(f"This {type(self).__name__} is not fitted yet, so it has no {name}; "
                                  "call fit first.")

@@ -79,11 +79,12 @@ def broken_data(draw):
     if how == "no columns":
         return X[:, :0], n, rf"X is empty: shape \({n}, 0\)"
     if how == "strings":
-        return X.astype(str), n, r"X must be numeric, got dtype <U"
+        return X.astype(str), n, r"X must be numeric, got dtype <U\d+: the entry at row 0, column 0 is text"
     if how == "objects":
         bad = X.astype(object)
-        bad[draw(st.integers(0, n - 1)), 0] = None
-        return bad, n, r"X must be numeric, got dtype object"
+        row = draw(st.integers(0, n - 1))
+        bad[row, 0] = None
+        return bad, n, rf"X must be numeric, got dtype object: the entry at row {row}, column 0 is None"
     if how == "complex":
         return X + 1j, n, r"X must be real-valued, got dtype complex128"
     if how == "None":
