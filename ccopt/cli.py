@@ -434,17 +434,8 @@ def _load_inputs(args):
     """The data set (features rescaled by --scale), the constraints bound to it (None when none
     were given) and the fitted scaler (None without --scale)."""
     from ccopt.constraints import Constraints
-    from ccopt.datasets import _looks_like_data, load_csv
+    from ccopt.datasets import load_csv
 
-    header, header_line = _header(args.data, args.delimiter)
-    if _looks_like_data(header) and any(not _is_integer(name) for name in header):
-        # load_csv only warns; here the first object would be lost and every constraint would
-        # point one row too low, so the command stops. Integer names (years: 1990,2000) may
-        # be a real header and keep load_csv's warning.
-        raise DataFormatError(
-            f"the header row {header[:5]} holds only numbers: the file seems to have no header, and its "
-            "first object would be read as column names. Add a header row (e.g. x0,x1,...).",
-            path=args.data, line=header_line)
     dataset = load_csv(args.data, label_column=args.label_column, delimiter=args.delimiter)
     _warn_about_non_feature_columns(dataset, args.data)
     scaler = _scaler(args.scale)
@@ -650,13 +641,6 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
             f"the feature columns {list(new.feature_names)} are not those of {data_path} "
             f"{list(features)} (same names, same order)", path=path, line=header_line)
     return new.X
-
-
-def _is_integer(text: str) -> bool:
-    try:
-        return float(text) == int(text)
-    except ValueError:
-        return False
 
 
 def _header(path: str, delimiter: str = ",") -> tuple[list[str], int]:

@@ -233,9 +233,9 @@ def load_digits() -> Dataset:
 
 # ----------------------------------------------------------------------------- CSV reader
 def _read_table(path: str, delimiter: str,
-                label_column: str | None = None) -> tuple[list[str], list[list[str]], list[int]]:
-    """Header, data rows (as strings) and the 1-based line on which each row starts; checks the header
-    and the field counts.
+                label_column: str | None = None) -> tuple[list[str], int, list[list[str]], list[int]]:
+    """Header, its 1-based line, data rows (as strings) and the line on which each row starts;
+    checks the header and the field counts.
 
     Blank lines, also those holding only spaces or tabs, are skipped. A row of empty fields (``,,``)
     is not blank: it is a data row whose values are all missing and is reported as such, since
@@ -280,7 +280,7 @@ def _read_table(path: str, delimiter: str,
         raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
     if not rows:
         raise DataFormatError("the file has a header but no data rows", path=path, line=header_line + 1)
-    return header, rows, lines
+    return header, header_line, rows, lines
 
 
 def _check_header(header: list[str], label_column: str | None, path: str, line: int) -> None:
@@ -395,6 +395,15 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
     return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
 
 
+def _is_integer(text: str) -> bool:
+    """Whether a column name is written as an integer (``1990``; not ``2.0``)."""
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _looks_like_data(header: list[str]) -> bool:
     """True when every column name is a number, unless the names are exactly ``0, 1, ..., d-1``.
 
@@ -434,7 +443,8 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         name (such as the row index pandas writes by default) or a name given twice, a row
         with the wrong number of fields (an unclosed quote shows as one), a non-numeric
         feature value, a missing label column, an empty or missing (``NA``, ``NaN``, ``?``) label
-        value (the message names the file and the line).
+        value (the message names the file and the line), a header of numbers of which one
+        has a fraction (a file without a header: its first object would be lost).
     InvalidDataError
         A missing (empty, ``NA``, ``NaN``, ``?``) or infinite feature value (the message
         names the data row, the line and the column).
@@ -444,13 +454,21 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     Warns
     -----
     CcoptWarning
-        When every column name is a number (other than plain integers such as ``0,1``): the
-        file probably has no header, and its first object was taken for one.
+        When every column name is an integer (other than pandas' unnamed ``0,1,...``): the
+        names may be years, or the file has no header and its first object was taken for
+        one. A header of numbers of which one has a fraction is refused (DataFormatError).
     """
     path = _check_path(path, "path")
     delimiter = check_delimiter(delimiter)
-    header, rows, lines = _read_table(path, delimiter, label_column)
+    header, header_line, rows, lines = _read_table(path, delimiter, label_column)
     if _looks_like_data(header):
+        if not all(_is_integer(name) for name in header):
+            # A number with a fraction is no column name: the file has no header, and reading
+            # on would lose its first object and number every later one one too low.
+            raise DataFormatError(
+                f"the header row {header[:5]} holds only numbers: the file seems to have no header, "
+                "and its first object would be read as column names. Add a header row (e.g. "
+                "x0,x1,...).", path=path, line=header_line)
         warn_user(
             f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
             "first object was read as column names and every later object is numbered one too low. "

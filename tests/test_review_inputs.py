@@ -127,11 +127,12 @@ def test_labels_are_compared_as_numbers_when_they_all_are(tmp_path):
     assert data.labels.tolist() == [1, 0, 1] and data.label_names == ("a", "b")
 
 
-def test_a_header_of_numbers_warns_that_the_first_object_may_be_lost(tmp_path):
-    path = _write(tmp_path, "0.5,-1.25\n3,4\n5,6\n")
-    with pytest.warns(CcoptWarning, match=r"header row \['0.5', '-1.25'\] holds only numbers.*Add a header row"):
-        data = ds.load_csv(path)
-    assert data.n_samples == 2
+def test_a_header_of_numbers_with_a_fraction_is_refused_as_a_first_object(tmp_path):
+    # It was only warned about, and the first object was lost (the command line refused it).
+    path = _write(tmp_path, "\n0.5,-1.25\n3,4\n5,6\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:2: the header row \['0.5', '-1.25'\] holds only "
+                                              r"numbers: the file seems to have no header.*Add a header row"):
+        ds.load_csv(path)
 
 
 def test_a_header_of_integers_other_than_pandas_column_numbers_warns(tmp_path):

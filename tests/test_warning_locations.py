@@ -96,7 +96,7 @@ def test_impact_score_unit_penalty_warning_names_the_callers_line():
 
 @pytest.mark.parametrize("loader", ["load_csv", "load_folder"])
 def test_numeric_header_warning_names_the_callers_line(tmp_path, loader):
-    (tmp_path / "data.csv").write_text("1.5,2.5,0\n3.5,4.5,1\n5.5,6.5,0\n")
+    (tmp_path / "data.csv").write_text("15,25,0\n3.5,4.5,1\n5.5,6.5,0\n")  # integers: maybe years
     calls = {
         "load_csv": lambda: datasets.load_csv(tmp_path / "data.csv"),
         "load_folder": lambda: datasets.load_folder(tmp_path, label_column="0"),
