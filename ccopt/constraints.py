@@ -65,7 +65,9 @@ CL = -1
 _KIND_WORDS = {"ml": ML, "must-link": ML, "must_link": ML, "mustlink": ML, "1": ML, "+1": ML,
                "cl": CL, "cannot-link": CL, "cannot_link": CL, "cannotlink": CL, "-1": CL}
 _MAX_LISTED = 5
-_CSV_INDEX = re.compile(r"\s*[+-]?[0-9]+\s*")  # int() alone would also take "1_0" or non-ASCII digits
+# int() alone would also take "1_0" or non-ASCII digits. "3.0" is an index too: pandas writes a
+# column of integers so once it holds a missing value, and the Python API takes 3.0.
+_CSV_INDEX = re.compile(r"\s*([+-]?[0-9]+)(?:\.0*)?\s*")
 
 
 def _listing(items: Sequence[str]) -> str:
@@ -714,11 +716,12 @@ class Constraints:
                     if len(fields) != len(names):
                         raise DataFormatError(f"expected {len(names)} fields, got {len(fields)}",
                                               path=path, line=line_no)
-                    if not (_CSV_INDEX.fullmatch(fields[col["i"]]) and _CSV_INDEX.fullmatch(fields[col["j"]])):
+                    index_i, index_j = _CSV_INDEX.fullmatch(fields[col["i"]]), _CSV_INDEX.fullmatch(fields[col["j"]])
+                    if not (index_i and index_j):
                         raise DataFormatError(
                             f"indices must be integers, got i={fields[col['i']]!r}, j={fields[col['j']]!r}",
                             path=path, line=line_no)
-                    i, j = int(fields[col["i"]]), int(fields[col["j"]])
+                    i, j = int(index_i.group(1)), int(index_j.group(1))
                     if max(abs(i), abs(j)) >= 2**63:
                         # An int64 array could not hold it: say where, instead of an OverflowError.
                         raise DataFormatError(f"index too large to be a row number: i={i}, j={j}",

@@ -47,3 +47,14 @@ def test_the_score_help_warns_that_the_exact_method_is_for_small_instances(capsy
     with pytest.raises(SystemExit):
         main(["score", "--help"])
     assert "exact solves an integer program every iteration: small" in capsys.readouterr()[0]
+
+
+def test_a_csv_index_written_as_a_whole_float_is_read_as_the_api_reads_it(tmp_path):
+    # pandas writes an integer column that holds a missing value as 3.0; ml=[(1.0, 2.0)] is accepted.
+    path = tmp_path / "c.csv"
+    path.write_text("i,j,kind\n1.0,2.00,ML\n 0 ,3.,CL\n")
+    cons = ccopt.Constraints.from_csv(path)
+    assert cons.ml_pairs.tolist() == [[1, 2]] and cons.cl_pairs.tolist() == [[0, 3]]
+    path.write_text("i,j,kind\n1.5,2,ML\n")
+    with pytest.raises(ccopt.DataFormatError, match=r"c\.csv:2: indices must be integers, got i='1.5'"):
+        ccopt.Constraints.from_csv(path)
