@@ -569,7 +569,10 @@ def _run_score(args) -> int:
     print()
     print(result.summary())
     if outputs["out"] is not None:
-        _write_ranked_scores(result, outputs["out"])
+        try:
+            result.to_csv(outputs["out"], ranked=True)
+        except OSError as exc:
+            raise InvalidParameterError(f"cannot write {outputs['out']}: {exc.strerror or exc}") from None
         print(f"wrote {outputs['out']}")
     if outputs["history"] is not None:
         try:
@@ -589,25 +592,6 @@ def _run_score(args) -> int:
             fig = plotting.plot_convergence(result, title=f"{Path(args.data).name}: subgradient run")
             _save_figure(fig, outputs["plot_convergence"], "--plot-convergence")
     return EXIT_OK
-
-
-def _write_ranked_scores(result, path: Path) -> None:
-    """One row per given constraint, most suspicious first; ``row`` is its 0-based input position."""
-    pairs, kinds = result.pairs, result.kinds
-    with _open_output(path) as handle:
-        writer = csv.writer(handle)
-        head = ["rank", "row", "i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
-        if result.erroneous is not None:
-            head.append("erroneous")
-        writer.writerow(head)
-        for rank, idx in enumerate(result.ranking(), start=1):
-            row = [rank, int(idx), int(pairs[idx, 0]), int(pairs[idx, 1]), kinds[idx],
-                   # "+ 0.0" writes 0.0 for the -0.0 that a division can leave.
-                   repr(float(result.scores[idx]) + 0.0), repr(float(result.normalized_scores[idx]) + 0.0),
-                   int(result.predicted_erroneous[idx])]
-            if result.erroneous is not None:
-                row.append(int(result.erroneous[idx]))
-            writer.writerow(row)
 
 
 # ============================================================================ cluster

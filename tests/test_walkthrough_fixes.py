@@ -58,3 +58,20 @@ def test_a_csv_index_written_as_a_whole_float_is_read_as_the_api_reads_it(tmp_pa
     path.write_text("i,j,kind\n1.5,2,ML\n")
     with pytest.raises(ccopt.DataFormatError, match=r"c\.csv:2: indices must be integers, got i='1.5'"):
         ccopt.Constraints.from_csv(path)
+
+
+def test_the_result_writes_the_ranked_csv_that_the_command_line_writes(tmp_path):
+    import csv
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, size=(8, 2)) for c in (0.0, 4.0)])
+    result = ccopt.impact_scores(X, 2, ml=[(0, 1), (0, 8)], cl=[(0, 9), (2, 3)], progress=False, random_state=0)
+    result.to_csv(tmp_path / "given.csv")
+    result.to_csv(tmp_path / "ranked.csv", ranked=True)
+    given = list(csv.reader((tmp_path / "given.csv").read_text().splitlines()))
+    ranked = list(csv.reader((tmp_path / "ranked.csv").read_text().splitlines()))
+    assert ranked[0] == ["rank", "row", *given[0]]
+    assert [int(r[1]) for r in ranked[1:]] == result.ranking().tolist()
+    assert [r[0] for r in ranked[1:]] == [str(k) for k in range(1, len(given))]
+    assert all(r[2:] == given[int(r[1]) + 1] for r in ranked[1:])
+    assert not any(value.startswith("-0.0") and float(value) == 0 for row in given[1:] for value in row[3:5])

@@ -243,8 +243,8 @@ class ImpactScoreResult:
             lines.append(f"detection: {self.detection.describe()}")
         return "\n".join(lines)
 
-    def to_csv(self, path) -> None:
-        """Write one row per given constraint, aligned with ``scores``.
+    def to_csv(self, path, *, ranked: bool = False) -> None:
+        """Write one row per given constraint.
 
         Columns: ``i``, ``j``, ``kind`` (``ML``/``CL``), ``score``, ``normalized_score``,
         ``predicted_erroneous`` (1/0), and ``erroneous`` (1/0) when the truth is known.
@@ -253,17 +253,24 @@ class ImpactScoreResult:
         ----------
         path : str or path-like
             File to write (overwritten).
+        ranked : bool, default=False
+            False: the rows in the order the constraints were given, aligned with
+            ``scores``. True: most suspicious first (:meth:`ranking`), led by the columns
+            ``rank`` (1-based) and ``row`` (the constraint's 0-based position as given), as
+            ``ccopt score --out`` writes them.
         """
-        with open(path, "w", newline="") as handle:
+        order = self.ranking() if ranked else range(self.scores.size)
+        head = ["i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
+        if self.erroneous is not None:
+            head.append("erroneous")
+        with open(path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            head = ["i", "j", "kind", "score", "normalized_score", "predicted_erroneous"]
-            if self.erroneous is not None:
-                head.append("erroneous")
-            writer.writerow(head)
+            writer.writerow(["rank", "row", *head] if ranked else head)
             pairs, kinds = self.pairs, self.kinds
-            for idx in range(self.scores.size):
-                row = [int(pairs[idx, 0]), int(pairs[idx, 1]), kinds[idx], repr(float(self.scores[idx])),
-                       repr(float(self.normalized_scores[idx])), int(self.predicted_erroneous[idx])]
+            for rank, idx in enumerate(order, start=1):
+                # "+ 0.0" writes 0.0 for the -0.0 that a division can leave.
+                row = [int(pairs[idx, 0]), int(pairs[idx, 1]), kinds[idx], repr(float(self.scores[idx]) + 0.0),
+                       repr(float(self.normalized_scores[idx]) + 0.0), int(self.predicted_erroneous[idx])]
                 if self.erroneous is not None:
                     row.append(int(self.erroneous[idx]))
-                writer.writerow(row)
+                writer.writerow([rank, int(idx), *row] if ranked else row)
