@@ -764,7 +764,13 @@ class Constraints:
             # already names the file lines.
             raise
         except InvalidConstraintError as exc:
-            raise DataFormatError(str(exc), path=path, line=lines[exc.rows[0]] if exc.rows else None) from None
+            if not exc.rows:
+                raise DataFormatError(str(exc), path=path) from None
+            # "pairs" is the constructor's argument, which a file's reader never saw.
+            message = str(exc).removeprefix("pairs has ")
+            if len(exc.rows) == 1:  # the prefix "path:line:" says where; the row's name said it again
+                message = message.replace(f" in {_line_row_name(path, lines, exc.rows[0])} = ", ": ")
+            raise DataFormatError(message, path=path, line=lines[exc.rows[0]]) from None
 
     @classmethod
     def from_labels(cls, labels, pairs, *, n_samples: int | None = None) -> Constraints:

@@ -62,7 +62,7 @@ def test_the_cli_hint_names_the_line(data, tmp_path, capsys):
     one_based.write_text("i,j,kind\n1,2,ML\n3,10,CL\n")
     code = main(["score", str(with_header), "--constraints", str(one_based), "-k", "2", "-q"])
     _, err = capsys.readouterr()
-    assert code == 2 and "line 3" in err and "if the indices count from 1, subtract 1" in err
+    assert code == 2 and "one.csv:3: " in err and "if the indices count from 1, subtract 1" in err
 
 
 def test_a_solver_for_a_method_that_solves_nothing_is_refused_or_warned(data, capsys):

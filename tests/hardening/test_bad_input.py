@@ -494,13 +494,13 @@ def broken_csv_rows(draw):
         pattern = rf":{line}: expected 3 fields, got 2"
     elif how == "negative":
         rows[r][0] = "-1"
-        pattern = rf"negative object indices in .*cons\.csv line {line}"
+        pattern = rf"cons\.csv:{line}: negative object indices: \("
     elif how == "self":
         rows[r][1] = rows[r][0]
-        pattern = rf"self-pairs i == j in .*cons\.csv line {line}"
+        pattern = rf"cons\.csv:{line}: .*self-pairs i == j: \("
     else:
         rows[r][1] = str(n + draw(st.integers(0, 5)))
-        pattern = rf"out of range for n_samples={n}.*cons\.csv line {line}"
+        pattern = rf"cons\.csv:{line}: .*out of range for n_samples={n} \(valid 0\.\.{n - 1}\): \("
     return "i,j,kind\n" + "".join(",".join(row) + "\n" for row in rows), n, pattern
 
 
