@@ -447,11 +447,13 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
     history = [state[2]]
     status = Status.ITERATION_LIMIT
     n_iter = 0
+    two_back = None
     try:
         while n_iter < max_iter:
             if deadline.expired():
                 status = Status.TIME_LIMIT
                 break
+            previous = state
             labels, centers, cost = state
             centers = _recentre(sup, labels, centers)  # step 5
             cost_matrix = _weighted_cost(sup, centers)
@@ -466,6 +468,14 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
             if _same_partition(labels, new_labels) or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
+            if two_back is not None and _same_partition(two_back, new_labels):
+                # The greedy pass need not lower the cost, and it can hand two partitions back
+                # and forth for ever; which one max_iter stopped on was then a matter of its
+                # parity. Stop at once and keep the cheaper.
+                state = min(previous, state, key=lambda candidate: candidate[2])
+                status = Status.STAGNATION
+                break
+            two_back = labels
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
     labels, centers, cost = state
@@ -642,8 +652,8 @@ class MLKMeans(_JiaBase):
         \\psi(\\mathcal A, C) = \\sum_{i=1}^{k} \\sum_{p \\in A_i} \\lVert p - c_i \\rVert_2^2
         \\qquad \\text{(eq. 6)}
 
-    strictly decreases. Both steps are optimal for the other's output, so the cost never
-    increases (Lemma 6) and the loop ends. Every must-link and cannot-link is hard; weights
+    never increases (Lemma 6): both steps are optimal for the other's output. The loop stops
+    when a step does not lower it. Every must-link and cannot-link is hard; weights
     and ``hard`` flags of the constraints are not used. See the module docstring for how
     cannot-link pairs that do not form disjoint sets are handled.
 
@@ -763,7 +773,10 @@ class GreedyMLKMeans(_JiaBase):
     ----------
     labels_, cluster_centers_, objective_, inertia_, cost_history_, seed_centers_,
     n_violations_, constraints_, violations_, violated_, n_iter_, status_
-        As for :class:`MLKMeans` (``cost_history_`` need not decrease).
+        As for :class:`MLKMeans` (``cost_history_`` need not decrease). ``status_`` is
+        ``stagnation`` when the passes handed two partitions back and forth (the run stops
+        there and keeps the cheaper one), besides ``converged``, ``iteration_limit``,
+        ``time_limit`` and ``interrupted``.
 
     Raises
     ------

@@ -352,3 +352,29 @@ def test_greedy_rejects_kmeanspp_init_name():
     X = np.arange(6, dtype=float).reshape(-1, 1)
     with pytest.raises(InvalidParameterError, match="Unknown init 'k-means\\+\\+'"):
         GreedyMLKMeans(2, init="k-means++", progress=False).fit(X)
+
+
+def test_a_greedy_run_that_swaps_two_partitions_stops_and_keeps_the_cheaper():
+    # Found by a search over small random instances: the greedy pass hands two partitions
+    # back and forth; it ran to max_iter, and the parity of max_iter chose the answer.
+    import warnings
+
+    from ccopt.cluster import GreedyMLKMeans
+    from ccopt.generators import ml_dcl_constraints
+    from ccopt.status import Status
+
+    rng = np.random.default_rng(65)
+    n, k = int(rng.integers(8, 20)), int(rng.integers(2, 4))
+    X, y = rng.normal(size=(n, 2)), rng.integers(0, k, size=n)
+    cons = ml_dcl_constraints(y, 2, 2, k, random_state=65).constraints
+    fits = []
+    for max_iter in (300, 301):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no max_iter warning: the run stops on its own
+            fits.append(GreedyMLKMeans(k, max_iter=max_iter, random_state=65, progress=False).fit(X, constraints=cons))
+    first, second = fits
+    assert first.status_ is Status.STAGNATION and first.n_iter_ < 300
+    np.testing.assert_array_equal(first.labels_, second.labels_)
+    history = np.asarray(first.cost_history_)
+    assert first.objective_ == pytest.approx(history[-2:].min())
+    assert first.objective_ < history[-2:].max()  # two different partitions, the cheaper kept
