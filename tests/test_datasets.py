@@ -142,7 +142,7 @@ def test_load_folder_errors(tmp_path):
     with pytest.raises(InvalidParameterError, match="is not a folder"):
         ds.load_folder(tmp_path / "absent")
     folder = make_folder(tmp_path, constraints={"constraints_bad": "i,j,kind\n0,9,ML\n"})
-    with pytest.raises(DataFormatError, match=r"out of range for n_samples=4 .*constraints_bad\.csv line 2"):
+    with pytest.raises(DataFormatError, match=r"constraints_bad\.csv:2: Object index out of range for n_samples=4 \(valid 0\.\.3\): \(0, 9\)"):
         ds.load_folder(folder)
 
 
