@@ -112,9 +112,10 @@ def _matrix_fields(text: str, delimiter: str | None) -> list[str]:
     """The values of one constraint-matrix row (``text`` stripped, not empty)."""
     if delimiter is not None and delimiter.isspace():
         return text.split()
+    # One separator closing the row (a writer's loop of f"{v},") only ends it, as it always did.
     if delimiter is None or delimiter not in text:
-        return _MATRIX_SEPARATORS.split(text)
-    return [field.strip() for field in text.split(delimiter)]
+        return _MATRIX_SEPARATORS.split(re.sub(r"\s*[,;]$", "", text))
+    return [field.strip() for field in text.removesuffix(delimiter).split(delimiter)]
 
 
 def _default_row_name(r: int) -> str:
@@ -615,7 +616,8 @@ class Constraints:
                     if "" in fields:
                         raise DataFormatError(
                             f"empty value in constraint matrix row {text[:60]!r}: two separators "
-                            f"{delimiter!r} in a row, or one at the start or end of the line.",
+                            f"({'commas or semicolons' if delimiter is None else repr(delimiter)}) in a "
+                            "row, or one at the start of the line.",
                             path=path, line=line_no)
                     try:
                         rows.append([float(f) for f in fields])

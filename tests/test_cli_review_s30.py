@@ -73,9 +73,11 @@ def test_one_delimiter_serves_a_data_file_and_a_matrix_written_by_numpy(tmp_path
 
 def test_an_empty_matrix_value_is_named_and_a_whitespace_separator_counts_once(tmp_path):
     path = tmp_path / "m.csv"
-    path.write_text("0;1;\n1;0;\n")
-    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0;1;': two "
-                                              r"separators ';' in a row, or one at the start or end"):
+    path.write_text("0;1;\n1;0;\n")  # a separator closing a row only ends it
+    assert Constraints.from_matrix_file(path, delimiter=";").ml_pairs.tolist() == [[0, 1]]
+    path.write_text("0;;1\n1;0;0\n0;0;0\n")
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0;;1': two "
+                                              r"separators \(';'\) in a row, or one at the start"):
         Constraints.from_matrix_file(path, delimiter=";")
     path.write_text("0  1   -1\n1  0    0\n-1 0    0\n")
     for separator in (" ", "\t"):
@@ -99,8 +101,12 @@ def test_a_comma_data_file_goes_with_a_semicolon_matrix_without_a_delimiter(tmp_
 def test_an_empty_value_between_commas_is_named_not_merged(tmp_path):
     path = tmp_path / "m.csv"
     path.write_text("0,,1\n1,0,0\n")
-    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0,,1'"):
+    with pytest.raises(DataFormatError, match=r"m\.csv:1: empty value in constraint matrix row '0,,1': two "
+                                              r"separators \(commas or semicolons\) in a row"):
         Constraints.from_matrix_file(path)
+    path.write_text("0,1,-1,\n1 0 0 ,\n-1;0;0;\n")  # a closing separator, as rows written by a loop end
+    cons = Constraints.from_matrix_file(path)
+    assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 2]]
 
 
 def test_a_constraints_header_with_a_misspelt_column_is_refused_and_notes_are_not_read(tmp_path):
