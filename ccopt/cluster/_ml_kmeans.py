@@ -429,6 +429,20 @@ def _weighted_cost(sup: _SuperInstances, centers: np.ndarray) -> np.ndarray:
     return sup.weights[:, None] * cdist(sup.means, centers, "sqeuclidean")
 
 
+def _partition_key(labels: np.ndarray) -> bytes:
+    """The clusters of ``labels`` whatever their numbers: renumbered in order of first appearance."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[inverse].astype(np.int64).tobytes()
+
+
+def _at_own_means(sup: _SuperInstances, state: tuple) -> tuple:
+    """``(labels, centers, cost)`` with the centres moved to the clusters' means and the cost there."""
+    labels, centers, _ = state
+    centers = _recentre(sup, labels, centers)
+    cost = sup.total_spread + float(_weighted_cost(sup, centers)[np.arange(labels.size), labels].sum())
+    return labels, centers, cost
+
+
 def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter: int,
                     deadline: Deadline, bar, tol: float | None = None) -> _Run:
     """Assign, recentre, repeat from ``seeds``; ``cost`` is ``sum_p ||p - c(p)||²`` (eq. 6).
@@ -447,13 +461,13 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
     history = [state[2]]
     status = Status.ITERATION_LIMIT
     n_iter = 0
-    two_back = None
+    seen = {_partition_key(labels): 0}  # each partition met, by canonical form: its step
+    states = [state]
     try:
         while n_iter < max_iter:
             if deadline.expired():
                 status = Status.TIME_LIMIT
                 break
-            previous = state
             labels, centers, cost = state
             centers = _recentre(sup, labels, centers)  # step 5
             cost_matrix = _weighted_cost(sup, centers)
@@ -468,14 +482,19 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
             if _same_partition(labels, new_labels) or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
-            if two_back is not None and _same_partition(two_back, new_labels):
-                # The greedy pass need not lower the cost, and it can hand two partitions back
-                # and forth for ever; which one max_iter stopped on was then a matter of its
-                # parity. Stop at once and keep the cheaper.
-                state = min(previous, state, key=lambda candidate: candidate[2])
+            key = _partition_key(new_labels)
+            if key in seen:
+                # The greedy pass need not lower the cost, and it can hand partitions round a
+                # cycle for ever; which one max_iter stopped on was then a matter of where it
+                # fell in the cycle. Stop at once and keep the cycle's partition of lowest cost
+                # at its own means (each state's cost is measured at the centres it was
+                # assigned to).
+                state = min((_at_own_means(sup, candidate) for candidate in states[seen[key]:]),
+                            key=lambda candidate: candidate[2])
                 status = Status.STAGNATION
                 break
-            two_back = labels
+            seen[key] = n_iter
+            states.append(state)
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
     labels, centers, cost = state
@@ -774,8 +793,10 @@ class GreedyMLKMeans(_JiaBase):
     labels_, cluster_centers_, objective_, inertia_, cost_history_, seed_centers_,
     n_violations_, constraints_, violations_, violated_, n_iter_, status_
         As for :class:`MLKMeans` (``cost_history_`` need not decrease). ``status_`` is
-        ``stagnation`` when the passes handed two partitions back and forth (the run stops
-        there and keeps the cheaper one), besides ``converged``, ``iteration_limit``,
+        ``stagnation`` when the passes came back to an earlier partition (the run stops there
+        and keeps the cycle's partition of lowest cost at its own means, which
+        ``objective_`` and ``cluster_centers_`` then give; ``cost_history_`` records the
+        passes), besides ``converged``, ``iteration_limit``,
         ``time_limit`` and ``interrupted``.
 
     Raises

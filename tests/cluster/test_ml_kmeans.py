@@ -363,18 +363,49 @@ def test_a_greedy_run_that_swaps_two_partitions_stops_and_keeps_the_cheaper():
     from ccopt.generators import ml_dcl_constraints
     from ccopt.status import Status
 
-    rng = np.random.default_rng(65)
+    rng = np.random.default_rng(46)
     n, k = int(rng.integers(8, 20)), int(rng.integers(2, 4))
     X, y = rng.normal(size=(n, 2)), rng.integers(0, k, size=n)
-    cons = ml_dcl_constraints(y, 2, 2, k, random_state=65).constraints
-    fits = []
-    for max_iter in (300, 301):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # no max_iter warning: the run stops on its own
-            fits.append(GreedyMLKMeans(k, max_iter=max_iter, random_state=65, progress=False).fit(X, constraints=cons))
-    first, second = fits
-    assert first.status_ is Status.STAGNATION and first.n_iter_ < 300
+    cons = ml_dcl_constraints(y, 2, 2, k, random_state=46).constraints
+
+    def fit(max_iter):
+        return GreedyMLKMeans(k, max_iter=max_iter, random_state=46, progress=False).fit(X, constraints=cons)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no max_iter warning: the run stops on its own
+        first, second = fit(300), fit(301)
+    assert first.status_ is Status.STAGNATION and 3 <= first.n_iter_ < 300
     np.testing.assert_array_equal(first.labels_, second.labels_)
-    history = np.asarray(first.cost_history_)
-    assert first.objective_ == pytest.approx(history[-2:].min())
-    assert first.objective_ < history[-2:].max()  # two different partitions, the cheaper kept
+    # The cycle's two partitions are those after n_iter - 2 and n_iter - 1 passes; the kept one
+    # has the lower cost at its own means, which objective_ and inertia_ give.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # these stop on max_iter, before the cycle shows
+        cycle = [fit(first.n_iter_ - 2).labels_, fit(first.n_iter_ - 1).labels_]
+    costs = [_cost(X, np.array([X[labels == c].mean(axis=0) for c in range(k)]), labels) for labels in cycle]
+    assert costs[0] != pytest.approx(costs[1])
+    assert first.objective_ == pytest.approx(min(costs), rel=1e-9)
+    assert first.inertia_ == pytest.approx(min(costs), rel=1e-9)
+
+
+def test_a_cycle_of_three_partitions_stops_at_the_first_repeat_and_keeps_the_cheapest():
+    # A pass that cycles through three partitions of four points on a line, whatever the centres.
+    from ccopt._progress import progress_bar
+    from ccopt._timing import Deadline
+    from ccopt.cluster import _ml_kmeans as M
+    from ccopt.status import Status
+
+    X = np.array([[0.0], [1.0], [10.0], [11.0]])
+    sup = M._SuperInstances(means=X, weights=np.ones(4), spread=np.zeros(4), first=np.arange(4),
+                            component=np.arange(4))
+    cycle = [np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1]), np.array([0, 0, 0, 1])]
+    calls = []
+
+    def assign(centers, cost, previous):
+        calls.append(1)
+        return cycle[len(calls) % 3].copy()  # starts with cycle[1], then 2, 0, 1, ...
+
+    run = M._alternate_runs(sup, np.array([[0.0], [10.0]]), assign, max_iter=300, deadline=Deadline(None),
+                            bar=progress_bar(None, enabled=False))
+    assert run.status is Status.STAGNATION and run.n_iter == 3  # cycle[1] comes back after 3 passes
+    np.testing.assert_array_equal(run.labels, cycle[0])  # WCSS 1, against about 60.7 for the other two
+    assert run.objective == pytest.approx(1.0)
