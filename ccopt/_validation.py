@@ -195,11 +195,11 @@ def feature_names(X) -> np.ndarray | None:
         The names, or None when ``X`` has no ``columns`` or none of them is a string (a
         DataFrame built from an array is numbered 0, 1, ...).
 
-    Raises
-    ------
-    InvalidDataError
-        If the column names mix strings and other types (scikit-learn refuses them too):
-        which of them to compare by name would be a guess.
+    Warns
+    -----
+    CcoptWarning
+        If the column names mix strings and other types (then None: which of them to
+        compare by name would be a guess; scikit-learn refuses such names).
     """
     labels = _column_labels(X)
     if not labels:
@@ -209,9 +209,11 @@ def feature_names(X) -> np.ndarray | None:
         return None
     if not all(is_text):
         kinds = sorted({type(label).__name__ for label in labels})
-        raise InvalidDataError(
-            f"X has column names of mixed types ({', '.join(kinds)}); make them all strings "
-            "(X.columns = X.columns.astype(str)) to have them checked against later data.")
+        warn_user(
+            f"X has column names of mixed types ({', '.join(kinds)}), which are not recorded: later "
+            "data cannot be checked against them. Make them all strings (X.columns = "
+            "X.columns.astype(str)) to have them checked.", CcoptWarning)
+        return None
     names = np.empty(len(labels), dtype=object)
     names[:] = labels
     return names

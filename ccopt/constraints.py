@@ -100,8 +100,9 @@ def _check_unknown_columns(names: list[str], known: tuple[str, ...], path: str) 
         guesses = ", ".join(f"{name!r} (did you mean {close!r}?)" for name, close in misspelt.items())
         raise DataFormatError(f"the header names column(s) ccopt does not know: {guesses}; the columns "
                               f"are {accepted}.", path=path, line=1)
-    if unknown:
-        warn_user(f"{path}: column(s) {unknown} are not read (the columns are {accepted}).",
+    named = [name for name in unknown if name]  # an unnamed one is the index pandas writes
+    if named:
+        warn_user(f"{path}: column(s) {named} are not read (the columns are {accepted}).",
                   CcoptWarning)
 
 

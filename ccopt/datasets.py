@@ -418,7 +418,7 @@ def _looks_like_data(header: list[str]) -> bool:
 
 
 def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str | None = None,
-             delimiter: str = ",") -> Dataset:
+             delimiter: str = ",", numeric_header: bool = False) -> Dataset:
     """Load a user's data from a CSV file with a header row.
 
     Parameters
@@ -430,6 +430,9 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     name : str, optional
         Defaults to the file name without extension.
     delimiter : str, default=","
+    numeric_header : bool, default=False
+        True when the column names are numbers (wavelengths such as ``400.5``, years): the
+        header is then neither refused nor warned about as a first object.
 
     Returns
     -------
@@ -461,18 +464,19 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     path = _check_path(path, "path")
     delimiter = check_delimiter(delimiter)
     header, header_line, rows, lines = _read_table(path, delimiter, label_column)
-    if _looks_like_data(header):
+    if not numeric_header and _looks_like_data(header):
         if not all(_is_integer(name) for name in header):
             # A number with a fraction is no column name: the file has no header, and reading
             # on would lose its first object and number every later one one too low.
             raise DataFormatError(
                 f"the header row {header[:5]} holds only numbers: the file seems to have no header, "
                 "and its first object would be read as column names. Add a header row (e.g. "
-                "x0,x1,...).", path=path, line=header_line)
+                "x0,x1,...), or pass numeric_header=True if these numbers name the columns.",
+                path=path, line=header_line)
         warn_user(
             f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
             "first object was read as column names and every later object is numbered one too low. "
-            "Add a header row.", CcoptWarning)
+            "Add a header row (numeric_header=True says the numbers name the columns).", CcoptWarning)
     cells = np.array(rows, dtype=str)
     labels = label_names = None
     columns = list(header)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -117,6 +119,11 @@ def test_a_constraints_header_with_a_misspelt_column_is_refused_and_notes_are_no
         Constraints.from_csv(path)
     path.write_text("id,i,j,kind,source\n0,0,1,ML,expert\n1,0,3,CL,expert\n")
     with pytest.warns(ccopt.CcoptWarning, match=r"column\(s\) \['id', 'source'\] are not read"):
+        cons = Constraints.from_csv(path)
+    assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
+    path.write_text(",i,j,kind\n0,0,1,ML\n1,0,3,CL\n")  # pandas' to_csv writes its index unnamed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         cons = Constraints.from_csv(path)
     assert cons.ml_pairs.tolist() == [[0, 1]] and cons.cl_pairs.tolist() == [[0, 3]]
 

@@ -156,12 +156,21 @@ def test_refit_on_an_array_forgets_the_names(data, pd):
     assert not hasattr(est, "feature_names_in_")
 
 
-def test_numbered_columns_are_no_names_and_mixed_ones_are_refused(data, pd):
+def test_numbered_columns_are_no_names_and_mixed_ones_are_not_recorded(data, pd):
     X = data[0]
     assert not hasattr(_make("KMeans").fit(pd.DataFrame(X)), "feature_names_in_")
-    with pytest.raises(InvalidDataError, match=r"column names of mixed types \(int, str\); make them "
-                                               r"all strings"):
-        _make("KMeans").fit(pd.DataFrame(X, columns=["x", 1]))
+    with pytest.warns(CcoptWarning, match=r"column names of mixed types \(int, str\), which are not "
+                                                r"recorded"):
+        est = _make("KMeans").fit(pd.DataFrame(X, columns=["x", 1]))  # it fitted before names were read
+    assert not hasattr(est, "feature_names_in_")
+
+
+def test_a_one_dimensional_x_after_a_dataframe_fit_is_refused_without_a_names_warning(data, pd):
+    est = _make("KMeans").fit(pd.DataFrame(data[0], columns=["x", "y"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidDataError):
+            est.predict(pd.DataFrame(data[0], columns=["x", "y"]).iloc[0])
 
 
 def test_a_text_column_is_named(pd):

@@ -131,8 +131,13 @@ def test_a_header_of_numbers_with_a_fraction_is_refused_as_a_first_object(tmp_pa
     # It was only warned about, and the first object was lost (the command line refused it).
     path = _write(tmp_path, "\n0.5,-1.25\n3,4\n5,6\n")
     with pytest.raises(DataFormatError, match=r"d\.csv:2: the header row \['0.5', '-1.25'\] holds only "
-                                              r"numbers: the file seems to have no header.*Add a header row"):
+                                              r"numbers: the file seems to have no header.*Add a header row"
+                                              r".*numeric_header=True"):
         ds.load_csv(path)
+    with warnings.catch_warnings():  # numbers that name the columns (wavelengths): said so, read so
+        warnings.simplefilter("error")
+        data = ds.load_csv(path, numeric_header=True)
+    assert data.feature_names == ("0.5", "-1.25") and data.n_samples == 2
 
 
 def test_a_header_of_integers_other_than_pandas_column_numbers_warns(tmp_path):

@@ -240,7 +240,9 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         """Validate data given after fit: the columns must be those of the training data.
 
         The one check of new data, shared by every method that takes it (so far
-        :meth:`predict`): names first, which say more than a count when columns differ.
+        :meth:`predict`): the values first (a 1-D ``X`` is refused as such, not warned about
+        for lacking column names), then the names, which say more than a count when columns
+        differ.
 
         Raises
         ------
@@ -249,8 +251,9 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             :func:`~ccopt._validation.check_feature_names`, or when the number of features
             differs from the training data's.
         """
+        values = check_data(X)
         check_feature_names(X, self.__dict__.get("feature_names_in_"), fitted_by=type(self).__name__)
-        X = check_data(X)
+        X = values
         if X.shape[1] != self.n_features_in_:
             raise InvalidDataError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} was fitted on "
