@@ -35,6 +35,7 @@ __all__ = [
     "check_time_limit",
     "feature_names",
     "not_utf8_error",
+    "parses_as",
     "separator_hint",
     "warn_far_from_origin",
 ]
@@ -96,6 +97,15 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
             "all); impute or drop those rows first."
         )
     return arr
+
+
+def parses_as(text: str, kind: type = float) -> bool:
+    """Whether ``kind(text)`` succeeds: a CSV cell or header name that reads as a number."""
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
 
 
 #: How many offending columns (or feature names) a message lists before it only counts the rest.

@@ -35,6 +35,7 @@ from ccopt._validation import (
     check_positive_int,
     check_random_state,
     not_utf8_error,
+    parses_as,
     separator_hint,
 )
 from ccopt._warnings import warn_user
@@ -75,14 +76,6 @@ def _listing(items: Sequence[str]) -> str:
     shown = ", ".join(items[:_MAX_LISTED])
     more = len(items) - _MAX_LISTED
     return f"{shown} (and {more} more)" if more > 0 else shown
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_unknown_columns(names: list[str], known: tuple[str, ...], path: str) -> None:
@@ -623,7 +616,7 @@ class Constraints:
                     try:
                         rows.append([float(f) for f in fields])
                     except ValueError:
-                        bad = next(f for f in fields if not _is_number(f))
+                        bad = next(f for f in fields if not parses_as(f))
                         raise DataFormatError(
                             f"non-numeric value {bad!r} in constraint matrix row: {text[:60]!r}."
                             + separator_hint(bad, delimiter or ","), path=path, line=line_no) from None

@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ccopt._validation import check_data, check_delimiter, not_utf8_error, separator_hint
+from ccopt._validation import check_data, check_delimiter, not_utf8_error, parses_as, separator_hint
 from ccopt._warnings import warn_user
 from ccopt.constraints import Constraints
 from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
@@ -308,17 +308,6 @@ def _check_header(header: list[str], label_column: str | None, path: str, line: 
                               path=path, line=line)
 
 
-def _holds_a_number(column: np.ndarray) -> bool:
-    """Whether any cell of a column of stripped strings reads as a number."""
-    for text in column:
-        try:
-            float(text)
-        except ValueError:
-            continue
-        return True
-    return False
-
-
 def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str,
                    delimiter: str = ",") -> np.ndarray:
     """Strings to float64; missing markers become NaN, anything else non-numeric is an error."""
@@ -335,7 +324,7 @@ def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path
                 float(stripped[r, c])
             except ValueError:
                 hint = separator_hint(str(cells[r, c]), delimiter) or separator_hint(columns[c], delimiter)
-                if not hint and not _holds_a_number(stripped[:, c]):
+                if not hint and not any(parses_as(text) for text in stripped[:, c]):
                     hint = (f" If {columns[c]!r} holds the classes, name it as the label column "
                             f"(label_column={columns[c]!r}; command line: --label-column {columns[c]}).")
                 raise DataFormatError(
@@ -395,24 +384,13 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
     return codes.reshape(-1).astype(np.int64), tuple(str(v) for v in names)
 
 
-def _is_integer(text: str) -> bool:
-    """Whether a column name is written as an integer (``1990``; not ``2.0``)."""
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _looks_like_data(header: list[str]) -> bool:
     """True when every column name is a number, unless the names are exactly ``0, 1, ..., d-1``.
 
     Those are what pandas writes for unnamed columns. Any other all-numeric header, integer
     values included (a headerless file of counts), is most likely the first object.
     """
-    try:
-        [float(h) for h in header]
-    except ValueError:
+    if not all(parses_as(h) for h in header):
         return False
     return [h.strip() for h in header] != [str(c) for c in range(len(header))]
 
@@ -465,7 +443,7 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
     delimiter = check_delimiter(delimiter)
     header, header_line, rows, lines = _read_table(path, delimiter, label_column)
     if not numeric_header and _looks_like_data(header):
-        if not all(_is_integer(name) for name in header):
+        if not all(parses_as(name, int) for name in header):  # written as integers: 1990, not 2.0
             # A number with a fraction is no column name: the file has no header, and reading
             # on would lose its first object and number every later one one too low.
             raise DataFormatError(

@@ -253,13 +253,12 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         """
         values = check_data(X)
         check_feature_names(X, self.__dict__.get("feature_names_in_"), fitted_by=type(self).__name__)
-        X = values
-        if X.shape[1] != self.n_features_in_:
+        if values.shape[1] != self.n_features_in_:
             raise InvalidDataError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted on "
+                f"X has {values.shape[1]} features, but {type(self).__name__} was fitted on "
                 f"{self.n_features_in_}; pass the same feature columns as to fit."
             )
-        return X
+        return values
 
     def predict(self, X) -> np.ndarray:
         """Nearest fitted centre of each object of ``X``: how new data joins the clusters.

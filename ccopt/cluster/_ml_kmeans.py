@@ -65,7 +65,7 @@ from ccopt._validation import check_nonnegative, check_positive_int, check_rando
 from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._cop_kmeans import feasibility_note
-from ccopt.cluster._kmeans import _check_init, _same_partition, _weighted_means
+from ccopt.cluster._kmeans import _check_init, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -479,10 +479,11 @@ def _alternate_runs(sup: _SuperInstances, seeds: np.ndarray, assign, *, max_iter
             # The greedy pass can hand the same groups round the centres (each group's first
             # object nearest another group's mean), renumbering the clusters at every step
             # with nothing else changing; comparing label vectors would never stop that.
-            if _same_partition(labels, new_labels) or (tol is not None and cost - state[2] <= tol * cost):
+            key = _partition_key(new_labels)
+            settled = seen.get(key) == n_iter - 1  # the partition of the step before
+            if settled or (tol is not None and cost - state[2] <= tol * cost):
                 status = Status.CONVERGED
                 break
-            key = _partition_key(new_labels)
             if key in seen:
                 # The greedy pass need not lower the cost, and it can hand partitions round a
                 # cycle for ever; which one max_iter stopped on was then a matter of where it
