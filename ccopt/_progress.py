@@ -10,7 +10,11 @@ from tqdm.auto import tqdm
 from ccopt._validation import _show
 from ccopt.exceptions import InvalidParameterError
 
-__all__ = ["check_progress", "progress_bar"]
+__all__ = ["DRAW_AFTER", "check_progress", "progress_bar"]
+
+# Seconds a loop runs before its bar is drawn on a terminal: every estimator shows progress by
+# default, and most fits end long before a bar would be read.
+DRAW_AFTER = 1.0
 
 
 def check_progress(enabled) -> bool | str:
@@ -48,8 +52,9 @@ def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "
     total : int or None
         Expected number of steps.
     enabled : bool or "always", default=True
-        ``True`` shows the bar only when stderr is a terminal; ``"always"`` forces it;
-        ``False`` hides it.
+        ``True`` shows the bar only when stderr is a terminal, and only once the loop has run
+        for ``DRAW_AFTER`` seconds (a fit of a few milliseconds draws nothing); ``"always"``
+        draws it at once, terminal or not; ``False`` hides it.
     desc, unit : str
         Passed to tqdm.
 
@@ -59,10 +64,13 @@ def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "
         ``enabled`` is neither a bool nor "always".
     """
     enabled = check_progress(enabled)
+    delay = 0.0
     if enabled == "always":
         disable = False
     elif enabled:
         disable = not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+        delay = DRAW_AFTER
     else:
         disable = True
-    return tqdm(total=total, desc=desc, unit=unit, disable=disable, leave=False, dynamic_ncols=True)
+    return tqdm(total=total, desc=desc, unit=unit, disable=disable, leave=False, dynamic_ncols=True,
+                delay=delay)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
+import io
+import sys
+import time
+
 import numpy as np
 import pytest
 
+import ccopt
 from ccopt._progress import check_progress, progress_bar
 from ccopt.exceptions import InvalidParameterError
 
@@ -37,3 +43,44 @@ def test_the_subgradient_configuration_checks_progress_when_it_is_made():
     with pytest.raises(InvalidParameterError, match="progress must be True, False or 'always', got 1"):
         SubgradientConfig(progress=1)
     assert SubgradientConfig(progress="always").progress == "always"
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+ESTIMATORS = ["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "KMeansS", "PCS", "MLKMeans", "GreedyMLKMeans"]
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_every_estimator_shows_progress_by_default(name):
+    # The defaults differed (False for five estimators, True for four) while README promised a bar
+    # for BH-kmeans, whose default was False.
+    assert inspect.signature(getattr(ccopt, name)).parameters["progress"].default is True
+
+
+def test_on_a_terminal_a_bar_waits_before_it_is_drawn(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress_bar(3, enabled=True, desc="quick") as bar:
+        bar.update(3)
+    assert terminal.getvalue() == ""  # a loop shorter than DRAW_AFTER leaves the terminal alone
+
+    monkeypatch.setattr("ccopt._progress.DRAW_AFTER", 0.01)
+    with progress_bar(3, enabled=True, desc="slow") as bar:
+        time.sleep(0.2)  # past tqdm's own 0.1-s refresh interval
+        bar.update(3)
+    assert "slow" in terminal.getvalue()
+
+
+def test_a_quick_fit_on_a_terminal_prints_nothing_unless_always(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    ccopt.PCKMeans(2, random_state=0).fit(X, ml=[(0, 1)], cl=[(1, 2)])
+    assert terminal.getvalue() == ""
+    ccopt.PCKMeans(2, random_state=0, progress="always").fit(X, ml=[(0, 1)], cl=[(1, 2)])
+    assert "PCKmeans" in terminal.getvalue()

@@ -156,8 +156,9 @@ class BHKMeans(ConstrainedClusterer):
         starts from a solution near the LP point (led7digit CS15: the run in 27-65 s
         instead of 78-130 s). 0 strengthens before every solve, None never
         (:mod:`ccopt.models._bh_cuts`).
-    progress : bool, default=False
-        Show a progress bar over the iterations.
+    progress : bool or "always", default=True
+        A progress bar over the iterations, drawn on a terminal once the fit has run for a second
+        (``"always"``: drawn at once, terminal or not).
     tee : bool, default=False
         Show the solver log.
 
@@ -210,7 +211,7 @@ class BHKMeans(ConstrainedClusterer):
                  solve_time_limit=None, max_iter=100, n_init=1, init="k-means++",
                  random_state=None, min_size=None, max_size=None, mip_gap=None, threads=None,
                  solver_options=None, decompose=True, n_candidates=None,
-                 cuts_after=DEFAULT_CUTS_AFTER, progress=False, tee=False):
+                 cuts_after=DEFAULT_CUTS_AFTER, progress=True, tee=False):
         self.n_clusters = n_clusters
         self.penalty = penalty
         self.solver = solver

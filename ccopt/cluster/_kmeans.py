@@ -352,8 +352,9 @@ class KMeans(ConstrainedClusterer):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
         Seconds; the best run so far is returned when it expires (status ``time_limit``).
-    progress : bool, default=False
-        Show a progress bar over the restarts.
+    progress : bool or "always", default=True
+        A progress bar over the restarts, drawn on a terminal once the fit has run for a second
+        (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -405,7 +406,7 @@ class KMeans(ConstrainedClusterer):
     _ignores_hard_and_weights = True
 
     def __init__(self, n_clusters, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
-                 random_state=None, time_limit=None, progress=False):
+                 random_state=None, time_limit=None, progress=True):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init

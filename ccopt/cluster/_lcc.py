@@ -405,8 +405,9 @@ class LCC(ConstrainedClusterer):
     random_state : int, numpy.random.Generator or None, default=None
         Draws the initial labellings and, with ``pair_order="random"``, the visiting orders.
     time_limit : float or None, default=None
-    progress : bool, default=False
-        Progress bar over the iterations.
+    progress : bool or "always", default=True
+        A progress bar over the iterations, drawn on a terminal once the fit has run for a second
+        (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -466,7 +467,7 @@ class LCC(ConstrainedClusterer):
 
     def __init__(self, n_clusters, *, alpha=2.0, lambda_init=2.0, max_iter=100,
                  max_no_improvement=25, init="random", n_init=1, pair_order="random",
-                 random_state=None, time_limit=None, progress=False):
+                 random_state=None, time_limit=None, progress=True):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.lambda_init = lambda_init

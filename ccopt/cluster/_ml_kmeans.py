@@ -694,8 +694,9 @@ class MLKMeans(_JiaBase):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
         Seconds; on expiry the best labelling so far is returned with status ``time_limit``.
-    progress : bool, default=True
-        Show a progress bar (on a terminal).
+    progress : bool or "always", default=True
+        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run for a second
+        (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -787,7 +788,9 @@ class GreedyMLKMeans(_JiaBase):
     max_iter : int, default=300
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
-    progress : bool, default=True
+    progress : bool or "always", default=True
+        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
+        for a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------

@@ -369,8 +369,9 @@ default="neighborhoods"
         feature variance.
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
-    progress : bool, default=False
-        Progress bar over the runs.
+    progress : bool or "always", default=True
+        A progress bar over the runs, drawn on a terminal once the fit has run for a second
+        (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -418,7 +419,7 @@ default="neighborhoods"
     _single_blas_thread = True
 
     def __init__(self, n_clusters, *, weight=1.0, init="neighborhoods", n_init=1, max_iter=300,
-                 tol=1e-4, random_state=None, time_limit=None, progress=False):
+                 tol=1e-4, random_state=None, time_limit=None, progress=True):
         self.n_clusters = n_clusters
         self.weight = weight
         self.init = init

@@ -523,7 +523,9 @@ class KMeansS(_SizeConstrainedBase):
         Maximum iterations ``T`` (of the k-means filter and of the refinement each).
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
-    progress : bool, default=True
+    progress : bool or "always", default=True
+        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
+        for a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -638,7 +640,9 @@ class PCS(_SizeConstrainedBase):
         Maximum iterations ``T`` (of the PCKmeans filter and of the refinement each).
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
-    progress : bool, default=True
+    progress : bool or "always", default=True
+        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
+        for a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
