@@ -120,8 +120,15 @@ def _split_row_name(n_ml: int, r: int) -> str:
     return f"ml[{r}]" if r < n_ml else f"cl[{r - n_ml}]"
 
 
-def _cell_row_name(prefix: str, rows: np.ndarray, cols: np.ndarray, r: int) -> str:
-    return f"{prefix} ({rows[r]}, {cols[r]})"
+def _cell_name(prefix: str, row: int, col: int, line_of_row: Sequence[int] | None, value=None) -> str:
+    """``entry (2, 5)`` (``= -1.0`` with a value), ``... on line 4`` for a matrix read from a file."""
+    shown = "" if value is None else f" = {value!r}"
+    return f"{prefix} ({row}, {col}){shown}" + ("" if line_of_row is None else f" on line {line_of_row[row]}")
+
+
+def _cell_row_name(prefix: str, rows: np.ndarray, cols: np.ndarray, line_of_row: Sequence[int] | None,
+                   r: int) -> str:
+    return _cell_name(prefix, rows[r], cols[r], line_of_row)
 
 
 def _line_row_name(path: str, lines: list, r: int) -> str:
@@ -472,7 +479,8 @@ class Constraints:
         )
 
     @classmethod
-    def from_matrix(cls, matrix, *, row_name_prefix: str = "entry") -> Constraints:
+    def from_matrix(cls, matrix, *, row_name_prefix: str = "entry",
+                    _line_of_row: Sequence[int] | None = None) -> Constraints:
         """Build from an ``n x n`` matrix with 1 = must-link, -1 = cannot-link, 0 = none.
 
         Both triangles are read: the published BH-kmeans/DILS files keep cannot-links only
@@ -540,14 +548,14 @@ class Constraints:
         # value would be a cannot-link of an object with itself, or a typo, not a pair.
         odd_diagonal = np.flatnonzero(~off & (vals != 1))
         if odd_diagonal.size:
-            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b].item()!r}" for b in odd_diagonal]
+            cells = [_cell_name(row_name_prefix, rows[b], cols[b], _line_of_row, vals[b].item()) for b in odd_diagonal]
             raise InvalidConstraintError(
                 f"The diagonal of a constraint matrix may hold 1 or 0 only (an object is with "
                 f"itself; -1 would keep it from itself); found {_listing(cells)}.")
         rows, cols, vals = rows[off].astype(np.int64), cols[off].astype(np.int64), vals[off]
         bad = np.flatnonzero((vals != 1) & (vals != -1))
         if bad.size:
-            cells = [f"{row_name_prefix} ({rows[b]}, {cols[b]}) = {vals[b].item()!r}" for b in bad]
+            cells = [_cell_name(row_name_prefix, rows[b], cols[b], _line_of_row, vals[b].item()) for b in bad]
             raise InvalidConstraintError(
                 f"Constraint matrix values must be 1 (ML), -1 (CL) or 0; found {_listing(cells)}."
             )
@@ -561,7 +569,7 @@ class Constraints:
         rows, cols, vals = rows[~mirrored], cols[~mirrored], vals[~mirrored]
         pairs = np.column_stack([np.minimum(rows, cols), np.maximum(rows, cols)])
         return cls(pairs, vals.astype(np.int8), n_samples=n,
-                   _row_name=partial(_cell_row_name, row_name_prefix, rows, cols),
+                   _row_name=partial(_cell_row_name, row_name_prefix, rows, cols, _line_of_row),
                    _warn_duplicates=False)
 
     @classmethod
@@ -599,6 +607,7 @@ class Constraints:
         if delimiter is not None:
             delimiter = check_delimiter(delimiter)
         rows: list[list[float]] = []
+        line_of_row: list[int] = []  # blank lines are skipped, so matrix row r is not line r + 1
         try:
             # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first value.
             with open(path, newline="", encoding="utf-8-sig") as handle:
@@ -613,6 +622,7 @@ class Constraints:
                             f"({'commas or semicolons' if delimiter is None else repr(delimiter)}) in a "
                             "row, or one at the start of the line.",
                             path=path, line=line_no)
+                    line_of_row.append(line_no)
                     try:
                         rows.append([float(f) for f in fields])
                     except ValueError:
@@ -631,7 +641,7 @@ class Constraints:
         if not rows:
             raise DataFormatError("the constraint matrix file is empty", path=path)
         try:
-            return cls.from_matrix(np.array(rows))
+            return cls.from_matrix(np.array(rows), _line_of_row=line_of_row)
         except ConflictingConstraintError as exc:
             # Well-formed entries that contradict each other, as from_matrix and from_csv raise.
             raise ConflictingConstraintError(f"{path}: {exc}") from None

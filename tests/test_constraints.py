@@ -297,6 +297,29 @@ def test_from_matrix_file(tmp_path):
         Constraints.from_matrix_file(tmp_path / "missing.txt")
 
 
+
+def test_matrix_file_errors_name_the_line_of_each_entry(tmp_path):
+    # Blank lines are skipped, so matrix row r need not be line r + 1; the messages named the
+    # entry alone and left the user to count rows.
+    path = tmp_path / "cs.txt"
+    path.write_text("1,0,0\n\n0,-1,0\n0,0,1\n")
+    with pytest.raises(DataFormatError, match=r"cs\.txt: .*diagonal.* found entry \(1, 1\) = -1\.0 on line 3\.$"):
+        Constraints.from_matrix_file(path)
+    path.write_text("1,2,0\n\n\n2,1,0\n0,0,1\n")
+    with pytest.raises(DataFormatError, match=r"found entry \(0, 1\) = 2\.0 on line 1, entry \(1, 0\) = 2\.0 on line 4\."):
+        Constraints.from_matrix_file(path)
+    path.write_text("1,1,-1\n\n1,1,0\n1,0,1\n")
+    with pytest.raises(ConflictingConstraintError,
+                       match=r"must-link in entry \(2, 0\) on line 4 and cannot-link in entry \(0, 2\) on line 1"):
+        Constraints.from_matrix_file(path)
+    path.write_text("1,1,-1\n1,1,1\n\n-1,1,1\n")
+    cons = Constraints.from_matrix_file(path)
+    assert [cons.row_name(r) for r in range(len(cons))] == [
+        "entry (0, 1) on line 1", "entry (0, 2) on line 1", "entry (1, 2) on line 2"]
+    # An array in memory has no lines.
+    assert Constraints.from_matrix(np.loadtxt(path, delimiter=",")).row_name(0) == "entry (0, 1)"
+
+
 # ----------------------------------------------------------------------------- CSV
 def test_csv_round_trip(tmp_path):
     cons = Constraints.from_pairs(ml=[(0, 1), (4, 2)], cl=[(1, 3)], ml_weights=[0.25, 2.0], cl_hard=True,

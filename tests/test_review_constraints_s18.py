@@ -86,8 +86,8 @@ def test_a_contradiction_in_a_matrix_file_is_a_conflicting_constraint_error(tmp_
     path = tmp_path / "m.txt"
     path.write_text("0 1\n-1 0\n")
     with pytest.raises(ConflictingConstraintError,
-                       match=r"m\.txt: Contradictory constraints: pair \(0, 1\) is must-link in entry \(0, 1\) "
-                             r"and cannot-link in entry \(1, 0\)"):
+                       match=r"m\.txt: Contradictory constraints: pair \(0, 1\) is must-link in entry \(0, 1\) on line 1 "
+                             r"and cannot-link in entry \(1, 0\) on line 2"):
         Constraints.from_matrix_file(path)
 
 
