@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 
 import numpy as np
@@ -41,3 +42,32 @@ def test_the_figure_has_one_panel_per_data_set_and_one_line_per_algorithm(bench)
     assert list(ours.get_xdata()) == [0, 30] and list(greedy.get_xdata()) == [0, 30]
     np.testing.assert_allclose(ours.get_ydata(), [0.85, 0.95])
     np.testing.assert_allclose(greedy.get_ydata(), [0.8, 0.8])
+
+
+@pytest.mark.parametrize("rule", ["largest", "below-k"])
+def test_every_point_of_each_set_size_rule_can_be_drawn(bench, datasets_dir, rule):
+    # The grids end near the most disjoint sets a data set holds; a point the generator cannot
+    # draw in its 50 tries would stop the benchmark after the earlier points' runs.
+    from ccopt.datasets import load_benchmark
+
+    for name, spec in bench.GRIDS[rule].items():
+        y = load_benchmark(name, root=datasets_dir).labels
+        k = int(y.max()) + 1
+        r = spec["r"]
+        assert r <= k and (rule == "largest" or r < k or k == 2)
+        n_sets = spec["sets"][-1]
+        sets, _ = bench._constraints(y, n_sets, r, seed=0)
+        assert len(sets.constraints) == 2 * n_sets * r * (r - 1) // 2
+
+
+def test_the_report_names_the_set_size_rule(bench, tmp_path):
+    args = argparse.Namespace(report=tmp_path / "jia_below_k.md", instances=1, runs=2, seed=0,
+                              set_size_rule="below-k")
+    def command(report):
+        return next(line for line in report.splitlines() if line.startswith("Command:"))
+
+    report = bench.summarise(_rows(), ["iris"], args)
+    assert command(report).endswith(" --set-size-rule below-k`") and "Set size r = 2" in report
+    args.set_size_rule = "largest"
+    report = bench.summarise(_rows(), ["iris"], args)
+    assert "--set-size-rule" not in command(report) and "Set size r = min(k, 4)" in report
