@@ -297,21 +297,25 @@ def test_from_matrix_file(tmp_path):
         Constraints.from_matrix_file(tmp_path / "missing.txt")
 
 
-
-def test_matrix_file_errors_name_the_line_of_each_entry(tmp_path):
-    # Blank lines are skipped, so matrix row r need not be line r + 1; the messages named the
-    # entry alone and left the user to count rows.
+# Blank lines are skipped, so matrix row r need not be line r + 1; the messages named the entry
+# alone and left the user to count rows.
+@pytest.mark.parametrize(("text", "error", "message"), [
+    ("1,0,0\n\n0,-1,0\n0,0,1\n", DataFormatError,
+     r"cs\.txt: .*diagonal.* found entry \(1, 1\) = -1\.0 on line 3\.$"),
+    ("1,2,0\n\n\n2,1,0\n0,0,1\n", DataFormatError,
+     r"found entry \(0, 1\) = 2\.0 on line 1, entry \(1, 0\) = 2\.0 on line 4\."),
+    ("1,1,-1\n\n1,1,0\n1,0,1\n", ConflictingConstraintError,
+     r"must-link in entry \(2, 0\) on line 4 and cannot-link in entry \(0, 2\) on line 1"),
+])
+def test_matrix_file_errors_name_the_line_of_each_entry(tmp_path, text, error, message):
     path = tmp_path / "cs.txt"
-    path.write_text("1,0,0\n\n0,-1,0\n0,0,1\n")
-    with pytest.raises(DataFormatError, match=r"cs\.txt: .*diagonal.* found entry \(1, 1\) = -1\.0 on line 3\.$"):
+    path.write_text(text)
+    with pytest.raises(error, match=message):
         Constraints.from_matrix_file(path)
-    path.write_text("1,2,0\n\n\n2,1,0\n0,0,1\n")
-    with pytest.raises(DataFormatError, match=r"found entry \(0, 1\) = 2\.0 on line 1, entry \(1, 0\) = 2\.0 on line 4\."):
-        Constraints.from_matrix_file(path)
-    path.write_text("1,1,-1\n\n1,1,0\n1,0,1\n")
-    with pytest.raises(ConflictingConstraintError,
-                       match=r"must-link in entry \(2, 0\) on line 4 and cannot-link in entry \(0, 2\) on line 1"):
-        Constraints.from_matrix_file(path)
+
+
+def test_matrix_file_row_names_give_lines(tmp_path):
+    path = tmp_path / "cs.txt"
     path.write_text("1,1,-1\n1,1,1\n\n-1,1,1\n")
     cons = Constraints.from_matrix_file(path)
     assert [cons.row_name(r) for r in range(len(cons))] == [
