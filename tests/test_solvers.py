@@ -142,8 +142,14 @@ def test_quiet_highs_objects_can_be_made_from_several_threads_at_once(capfd):
     assert capfd.readouterr().out == "stdout works\n"
 
 
+# A child started in the background by a non-interactive shell (`.ci/run &`, many CI runners)
+# inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler: the Ctrl-C would
+# be lost before ccopt could see it. The scripts restore Python's own handler first.
+_RESTORE_SIGINT = "signal.signal(signal.SIGINT, signal.default_int_handler)"
+
 _CTRL_C_SCRIPT = """
 import os, signal, threading, time
+""" + _RESTORE_SIGINT + """
 import numpy as np, scipy.sparse as sp
 from ccopt.solvers import HighsMatrixSolver, SolverOptions
 # A market-split instance (Cornuejols and Dawande): equality knapsacks that branch and bound
@@ -180,6 +186,7 @@ def test_ctrl_c_during_a_highs_matrix_solve_raises_keyboard_interrupt_and_the_so
 
 _CTRL_C_PYOMO_SCRIPT = """
 import logging, os, signal, sys, threading, time
+""" + _RESTORE_SIGINT + """
 import numpy as np, pyomo.environ as pyo
 from ccopt.solvers import PersistentSolver, SolverOptions
 logging.basicConfig()
