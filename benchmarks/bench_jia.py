@@ -26,7 +26,8 @@ Writes ``<out-dir>/jia.csv`` (one row per fit), ``benchmarks/reports/jia.md`` an
 ``jia.png`` beside it (Rand index against the number of pairs, as Fig. 2).
 
 Run: ``python benchmarks/bench_jia.py`` (about 3 minutes on 2 cores; the paper's 100 x 100,
-``--instances 100 --runs 100``, about 50 times that), ``--quick`` for a smoke run,
+``--instances 100 --runs 100``, took 44 process-minutes in the ninth session of 2026-11-24, 24 on
+two processes split by data set), ``--quick`` for a smoke run,
 ``--report-only`` to rewrite the report and figure from ``jia.csv``.
 """
 
