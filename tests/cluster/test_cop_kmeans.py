@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ccopt._timing import Deadline
 from ccopt.cluster import COPKMeans, KMeans
+from ccopt.cluster import _cop_kmeans as _cop_module
 from ccopt.cluster._cop_kmeans import cop_kmeans, cop_kmeans_problem
 from ccopt.constraints import Constraints
 from ccopt.exceptions import (
@@ -20,6 +21,8 @@ from ccopt.exceptions import (
 )
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
+
+from ._greedy_traps import dead_end_possible
 
 
 @st.composite
@@ -51,6 +54,9 @@ def test_never_returns_a_labelling_that_violates_a_constraint(instance):
     try:
         est = COPKMeans(k, n_init=3, random_state=seed).fit(X, constraints=cons)
     except ClusteringDeadEndError:
+        # The instance is feasible by construction; only a group with k cannot-linked groups
+        # can be blocked (before, a COP-kmeans that always gave up passed this test).
+        assert dead_end_possible(len(X), k, ml, cl)
         return
     assert est.n_violations_ == {"ml": 0, "cl": 0, "total": 0}
     assert cons.violations(est.labels_).total == 0
@@ -161,13 +167,22 @@ def test_empty_cluster_keeps_its_centre():
     np.testing.assert_array_equal(est.cluster_centers_[2], [50.0, 50.0])
 
 
-def test_problem_kernel_honours_a_deadline_and_returns_labels():
+def test_problem_kernel_honours_a_deadline_and_returns_labels(monkeypatch):
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 2))
     problem = ClusteringProblem.create(X, 3, ml=[(0, 1)], cl=[(1, 2), (2, 3)])
+    starts = []  # one k-means++ start per restart
+    original = _cop_module.kmeanspp
+    monkeypatch.setattr(_cop_module, "kmeanspp", lambda *args, **kw: starts.append(None) or original(*args, **kw))
     labels = cop_kmeans_problem(problem, np.random.default_rng(0), Deadline(1e-9), n_init=50)
     assert labels.shape == (30,)
     assert problem.constraints.violations(labels).total == 0
+    # The expired deadline leaves the first restart only (the test checked the labels alone, and
+    # passed with the deadline ignored and all 50 restarts run).
+    assert len(starts) == 1
+    starts.clear()
+    cop_kmeans_problem(problem, np.random.default_rng(0), n_init=50)
+    assert len(starts) == 50
 
 
 def test_same_generator_state_same_labels():
@@ -184,6 +199,10 @@ def test_function_twin():
     X = rng.normal(size=(20, 2))
     labels, centers, info = cop_kmeans(X, 2, cl=[(0, 1)], random_state=0)
     assert labels[0] != labels[1]
-    assert centers.shape == (2, 2)
     assert info["n_violations"]["total"] == 0
     assert info["estimator"].n_dead_ends_ == 0
+    # The twin is the estimator: the same labels, centres and objective for the same seed.
+    est = COPKMeans(2, random_state=0).fit(X, cl=[(0, 1)])
+    np.testing.assert_array_equal(labels, est.labels_)
+    np.testing.assert_array_equal(centers, est.cluster_centers_)
+    assert info["objective"] == est.objective_

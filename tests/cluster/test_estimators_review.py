@@ -130,7 +130,7 @@ def test_estimators_that_ignore_hard_flags_say_so(name, line):
                       r"marked hard of 3 constraints\).* PCKMeans, BHKMeans and PCS honour hard flags"):
         est = _make(name, 2).fit(line, constraints=triangle)
     assert est.labels_.shape == (6,)
-    with pytest.raises(ccopt.InfeasibleConstraintsError):
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"Objects \[0, 2, 4\] pairwise cannot-link"):
         ccopt.COPKMeans(2, random_state=0).fit(line, constraints=triangle)
 
 

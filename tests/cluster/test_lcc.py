@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from ccopt.cluster import LCC
+from ccopt.cluster import LCC, KMeans
 from ccopt.cluster._lcc import _lcc_centers, lcc
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError, InvalidParameterError
@@ -205,13 +205,18 @@ def test_repeated_cannot_links_between_the_same_groups_share_one_multiplier():
     assert est.n_violations_["ml"] == 0
 
 
-def test_satisfies_consistent_constraints_on_separated_groups():
+def test_satisfies_consistent_constraints_that_k_means_and_must_links_alone_break():
     rng = np.random.default_rng(3)
     centres = np.array([[0, 0], [6, 0], [0, 6]])
     hidden = np.repeat(np.arange(3), 20)
-    X = centres[hidden] + rng.normal(0, 1.0, size=(60, 2))
+    X = centres[hidden] + rng.normal(0, 2.5, size=(60, 2))  # overlapping groups
     pairs = np.unique(np.sort(rng.choice(60, size=(60, 2)), axis=1), axis=0)
     cons = Constraints.from_labels(hidden, pairs[pairs[:, 0] != pairs[:, 1]])
+    # On well-separated groups (sd 1) neither k-means nor LCC with its cannot-links dropped broke
+    # a constraint, so the test could not see LCC's cannot-link handling.
+    assert cons.violations(KMeans(3, random_state=0).fit(X).labels_).total > 0
+    must_links_only = LCC(3, random_state=0).fit(X, ml=cons.ml_pairs)
+    assert cons.violations(must_links_only.labels_).n_cl > 0
     est = LCC(3, random_state=0).fit(X, constraints=cons)
     assert est.n_violations_["total"] == 0
 

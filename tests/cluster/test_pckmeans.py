@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -89,14 +91,18 @@ def test_zero_penalty_is_kmeans_from_the_same_centres():
     assert pck.objective_ == pytest.approx(0.5 * km.objective_)
 
 
-def test_large_weight_satisfies_consistent_constraints_on_separated_data():
+def test_large_weight_satisfies_consistent_constraints_that_k_means_breaks():
     rng = np.random.default_rng(9)
     centres = np.array([[0, 0], [7, 0], [0, 7]])
     hidden = np.repeat(np.arange(3), 20)
-    X = centres[hidden] + rng.normal(0, 1.2, size=(60, 2))
+    X = centres[hidden] + rng.normal(0, 2.5, size=(60, 2))  # overlapping: k-means breaks some pairs
     pairs = np.unique(np.sort(rng.choice(60, size=(40, 2)), axis=1), axis=0)
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     cons = Constraints.from_labels(hidden, pairs)
+    # Without these two, a PCKmeans that ignored its penalties passed (on well-separated blobs
+    # k-means itself violated nothing).
+    assert cons.violations(KMeans(3, random_state=0).fit(X).labels_).total > 0
+    assert PCKMeans(3, weight=0.0, random_state=0).fit(X, constraints=cons).n_violations_["total"] > 0
     est = PCKMeans(3, weight=1e3, random_state=0).fit(X, constraints=cons)
     assert est.n_violations_["total"] == 0
 
@@ -143,11 +149,36 @@ def test_hard_cannot_link_inside_hard_must_links_is_infeasible():
         PCKMeans(2).fit(X, constraints=cons)
 
 
-def test_soft_contradictions_are_allowed():
-    """A soft cannot-link inside a soft must-link chain is just a penalty to pay."""
+def _enumerated_pck_optimum(X, k, ml, cl, weight):
+    """Least J = SSE / 2 + weight x violations over every labelling into k nonempty clusters."""
+    best = (np.inf, None)
+    for labels in itertools.product(range(k), repeat=len(X)):
+        labels = np.array(labels)
+        if np.unique(labels).size < k:
+            continue
+        centres = np.array([X[labels == j].mean(axis=0) for j in range(k)])
+        violated = sum(labels[a] != labels[b] for a, b in ml) + sum(labels[a] == labels[b] for a, b in cl)
+        cost = 0.5 * float(((X - centres[labels]) ** 2).sum()) + weight * violated
+        best = min(best, (cost, violated), key=lambda pair: pair[0])
+    return best
+
+
+@pytest.mark.parametrize(("weight", "violations"), [(1.0, 2), (20.0, 1)])
+def test_soft_contradictions_are_allowed_and_the_weight_decides_which_to_break(weight, violations):
+    """A soft cannot-link inside a soft must-link chain is just a penalty to pay.
+
+    Every labelling breaks ML(0, 1), ML(1, 2) or CL(0, 2); the k-means partition also breaks
+    ML(2, 3). With weight 1 paying two penalties is cheapest, with weight 20 one (the enumerated
+    optimum in both cases). Before, the test asserted only "at least one violation", which every
+    labelling of these constraints has.
+    """
     X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1]])
-    est = PCKMeans(2, random_state=0).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
-    assert est.n_violations_["total"] >= 1
+    ml, cl = [(0, 1), (1, 2), (2, 3)], [(0, 2)]
+    optimum, optimum_violations = _enumerated_pck_optimum(X, 2, ml, cl, weight)
+    assert optimum_violations == violations
+    est = PCKMeans(2, weight=weight, n_init=5, random_state=0).fit(X, ml=ml, cl=cl)
+    assert est.n_violations_["total"] == violations
+    assert est.objective_ == pytest.approx(optimum)
 
 
 def _problem(X, k, ml=None, cl=None):

@@ -32,6 +32,8 @@ from ccopt.exceptions import (
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
+from ._greedy_traps import dead_end_possible
+
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -64,6 +66,19 @@ def _satisfying(n: int, k: int, ml, cl) -> np.ndarray:
     for i, j in cl:
         ok &= labs[:, i] != labs[:, j]
     return labs[ok]
+
+
+def _nonempty_satisfying(n: int, k: int, ml, cl) -> np.ndarray:
+    """The labellings of :func:`_satisfying` that use all ``k`` clusters."""
+    feasible = _satisfying(n, k, ml, cl)
+    return feasible[[np.unique(lab).size == k for lab in feasible]]
+
+
+def _hard_pairs(cons: Constraints):
+    """The hard must-link and hard cannot-link pairs of ``cons``: the only rows that block."""
+    hard_ml = cons.hard & (cons.kinds == ML)
+    hard_cl = cons.hard & (cons.kinds == CL)
+    return cons.pairs[hard_ml], cons.pairs[hard_cl]
 
 
 def _wcss_to(X, labels, centers) -> float:
@@ -113,7 +128,10 @@ def test_cop_never_returns_a_violating_labelling_and_raises_when_none_exists(ins
         assert not nonempty  # only raised with a proof
         return
     except ClusteringDeadEndError:
-        return  # the greedy order may fail on a satisfiable set; it must not return then
+        # The greedy order may fail on a satisfiable set, but only where a group has k
+        # cannot-linked groups (before, a COP-kmeans that always gave up passed this test).
+        assert dead_end_possible(n, k, ml, cl)
+        return
     assert len(feasible), "returned a labelling although none satisfies the constraints"
     labels = est.labels_
     assert all(labels[i] == labels[j] for i, j in ml)
@@ -275,7 +293,11 @@ def test_pck_fit_reports_j_of_its_labels_and_centres(instance, init):
         try:
             est = PCKMeans(k, weight=weight, init=init, n_init=2, random_state=seed).fit(
                 X, constraints=cons)
-        except (ClusteringDeadEndError, InfeasibleConstraintsError):
+        except InfeasibleConstraintsError:
+            assert len(_nonempty_satisfying(len(X), k, *_hard_pairs(cons))) == 0  # only raised with a proof
+            return
+        except ClusteringDeadEndError:
+            assert dead_end_possible(len(X), k, *_hard_pairs(cons))
             return
         again = PCKMeans(k, weight=weight, init=init, n_init=2, random_state=seed).fit(
             X, constraints=cons)
