@@ -96,6 +96,32 @@ def log_task_progress(stream=None) -> None:
     logger.setLevel(logging.INFO)
 
 
+BENCHMARKS_DIR = Path(__file__).resolve().parent
+
+
+def default_paths(quick: bool, out_dir: Path | None, report: Path | None, report_name: str) -> tuple[Path, Path]:
+    """Where a run writes its results and its report, unless ``--out-dir`` / ``--report`` say.
+
+    A full run writes ``benchmarks/results/`` and ``benchmarks/reports/<report_name>``. A
+    ``--quick`` smoke run writes both into ``benchmarks/results/quick/``: it must not overwrite
+    the stored report (tracked by git, collected into BENCHMARKS.md) nor a full run's results.
+    """
+    if out_dir is None:
+        out_dir = BENCHMARKS_DIR / "results" / ("quick" if quick else "")
+    if report is None:
+        report = (out_dir if quick else BENCHMARKS_DIR / "reports") / report_name
+    return out_dir, report
+
+
+def require_results(rows: list, path: Path) -> None:
+    """Stop a ``--report-only`` run that has no results, before it writes an empty report."""
+    if not rows:
+        raise SystemExit(
+            f"{path}: no results to report on. --report-only rewrites a report from the results "
+            "an earlier run left (in benchmarks/results/ unless --out-dir or --out said otherwise; "
+            "git does not track them, so a fresh checkout has none): run the benchmark first.")
+
+
 def save_report(path: Path, text: str) -> None:
     """Write ``text`` to ``path``, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,14 @@ import pyomo.environ as pyo
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
+from benchmarks._reports import (
+    append_row,
+    command_line,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from benchmarks.bench_bh_kmeans import constraint_sets, load_standardised
 from ccopt._validation import check_random_state
 from ccopt.cluster._init_centers import kmeanspp
@@ -228,6 +235,8 @@ def main(argv=None) -> int:
                 append_row(csv_path, row, FIELDS)
                 print(f"{folder:<16} CS{size} seed {seed} {row['variant']:<13} bound {row['bound']:.1f} "
                       f"incumbent {row['incumbent']:.1f} ({row['status']}, {row['seconds']:.0f} s)", flush=True)
+    if args.report_only:
+        require_results(read_rows(csv_path), csv_path)
     print(write_report(read_rows(csv_path), args.seconds, command_line("bench_bh_first_step.py", argv)))
     return 0
 

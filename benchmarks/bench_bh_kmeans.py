@@ -56,7 +56,15 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
+from benchmarks._reports import (
+    append_row,
+    command_line,
+    default_paths,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from ccopt.cluster import BHKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import CcoptError, ConvergenceWarning
@@ -364,7 +372,8 @@ def mean_ari_over_datasets(rows: list[dict]) -> float:
     return _mean([_mean([float(r["ari"]) for r in rows if r["dataset"] == n]) for n in names])
 
 
-def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
+def write_report(csv_path: Path, out_dir: Path, command: str, report: Path | None = None) -> None:
+    report = REPORT if report is None else report  # read here, so that tests can point REPORT elsewhere
     rows = read_rows(csv_path)
     for r in rows:
         for key in ("ari", "wcss", "time"):
@@ -536,8 +545,8 @@ def write_report(csv_path: Path, out_dir: Path, command: str) -> None:
               "rest); it falls back to the whole program when a cluster would be empty.",
               "- Running time is wall-clock per run, k-means++ seeding, model building and all "
               "solves included."]
-    save_report(REPORT, "\n".join(lines) + "\n")
-    print(f"wrote {REPORT}")
+    save_report(report, "\n".join(lines) + "\n")
+    print(f"wrote {report}")
 
 
 def main(argv=None) -> int:
@@ -561,8 +570,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-tables", action="store_true", help="skip the 25-data-set runs")
     parser.add_argument("--quick", action="store_true", help="Iris and Wine, CS5 and CS10, seed 0")
     parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="default benchmarks/results (benchmarks/results/quick with --quick, which "
+                             "also writes its report there)")
     args = parser.parse_args(argv)
+    args.out_dir, report = default_paths(args.quick, args.out_dir, None if args.quick else REPORT, REPORT.name)
     logging.basicConfig(level=logging.WARNING)
     if args.scale_child:
         scale_child(args)
@@ -581,7 +593,9 @@ def main(argv=None) -> int:
             run_letter(args, args.out_dir, args.letter_candidates)
         if args.scale:
             run_scale(args, args.out_dir)
-    write_report(csv_path, args.out_dir, command)
+    elif not args.no_tables:  # --no-tables --report-only reports Letter and the scale run alone
+        require_results(read_rows(csv_path), csv_path)
+    write_report(csv_path, args.out_dir, command, report)
     return 0
 
 

@@ -47,9 +47,11 @@ if __package__ in (None, ""):
 from benchmarks._reports import (
     append_row,
     command_line,
+    default_paths,
     figure_note,
     machine,
     read_rows,
+    require_results,
     save_report,
 )
 from benchmarks.bench_bh_kmeans import load_standardised
@@ -60,7 +62,6 @@ from ccopt.metrics import adjusted_rand_score
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "bh_noise.md"
-FIGURE = REPORT.with_suffix(".png")
 # Glass last: with k = 6 and noisy sets HiGHS needed 60-270 s per run on this machine.
 DATASETS = ("appendicitis", "hayesroth", "iris_keel", "moons", "newthyroid", "wine_keel", "zoo",
             "glass_keel")
@@ -143,7 +144,8 @@ def noise_figure(penalties, ari: dict, seconds: dict, ranges: dict):
     return fig
 
 
-def write_report(csv_path: Path, command: str) -> None:
+def write_report(csv_path: Path, command: str, report: Path | None = None) -> None:
+    report = REPORT if report is None else report  # read here, so that tests can point REPORT elsewhere
     rows = read_rows(csv_path)
     for r in rows:
         r["noise"], r["penalty"] = float(r["noise"]), float(r["penalty"])
@@ -183,7 +185,8 @@ def write_report(csv_path: Path, command: str) -> None:
              "for that noise level).", ""]
 
     ranges, ari = {}, {}
-    lines += [figure_note(FIGURE, "mean ARI and running time against p, one line per noise level"), "",
+    figure = report.with_suffix(".png")
+    lines += [figure_note(figure, "mean ARI and running time against p, one line per noise level"), "",
               "## Mean ARI (over data sets and seeds) against p, per noise level (Figure 1)", "",
               "| q | " + " | ".join(f"p={p:g}" for p in penalties) + " | best p | good range (within 2.5 %) |",
               "|---|" + "---|" * len(penalties) + "---|---|"]
@@ -233,9 +236,9 @@ def write_report(csv_path: Path, command: str) -> None:
     if 0.0 in penalties:
         lines.append("4. p = 0 is k-means: its column is the unconstrained baseline (violations above show "
                      "how many constraints k-means breaks).")
-    save_report(REPORT, "\n".join(lines) + "\n")
-    noise_figure(penalties, ari, seconds, ranges).savefig(FIGURE, dpi=110)
-    print(f"wrote {REPORT} and {FIGURE.name}")
+    save_report(report, "\n".join(lines) + "\n")
+    noise_figure(penalties, ari, seconds, ranges).savefig(figure, dpi=110)
+    print(f"wrote {report} and {figure.name}")
 
 
 def main(argv=None) -> int:
@@ -248,8 +251,11 @@ def main(argv=None) -> int:
                         help="the stored runs' route (BHKMeans' own default is highs_matrix)")
     parser.add_argument("--quick", action="store_true", help="two data sets, three noise levels, four p")
     parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="default benchmarks/results (benchmarks/results/quick with --quick, which "
+                             "also writes its report there)")
     args = parser.parse_args(argv)
+    args.out_dir, report = default_paths(args.quick, args.out_dir, None if args.quick else REPORT, REPORT.name)
     off_grid = [q for q in args.noise if q not in NOISE]
     if off_grid:
         parser.error(f"--noise {', '.join(map(str, off_grid))} not in the study's grid {', '.join(map(str, NOISE))}")
@@ -260,7 +266,9 @@ def main(argv=None) -> int:
     command = command_line("bench_bh_noise.py", argv)
     if not args.report_only:
         run(args, csv_path)
-    write_report(csv_path, command)
+    else:
+        require_results(read_rows(csv_path), csv_path)
+    write_report(csv_path, command, report)
     return 0
 
 

@@ -32,7 +32,14 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
+from benchmarks._reports import (
+    append_row,
+    command_line,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from benchmarks.bench_bh_kmeans import (
     CONSTRAINT_SEED,
     DATASETS,
@@ -180,6 +187,8 @@ def main(argv=None) -> int:
     if not table:
         parser.error(f"no BH-kmeans table at {args.table}: run bench_bh_kmeans.py first")
     rows = read_rows(args.out)
+    if args.report_only:
+        require_results(rows, args.out)
     draws = draws_by_seed(table, read_rows(args.solve_limit), rows, args.solve_time_limit)
     incomplete = sorted({int(r["draw"]) for r in rows} - set(draws))
     print(write_report(draws, table, args.solve_time_limit,

@@ -26,7 +26,14 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import append_row, command_line, machine, read_rows, save_report
+from benchmarks._reports import (
+    append_row,
+    command_line,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from benchmarks.bench_bh_kmeans import (
     FIELDS,
     PAPER_ARI_MEAN,
@@ -176,6 +183,8 @@ def main(argv=None) -> int:
     if not args.report_only:
         run_repeats(table, args, args.out)
     repeats = [r for r in read_rows(args.out) if float(r["solve_time_limit"]) == args.limit]
+    if args.report_only:
+        require_results(repeats, args.out)
     print(write_report(table, repeats, args.limit, command_line("bench_bh_solve_limit.py", argv),
                        table_limit))
     return 0

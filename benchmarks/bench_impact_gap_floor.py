@@ -38,7 +38,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import PAPER_TABLE3, machine, markdown_table
-from benchmarks._reports import append_row, command_line, read_rows, save_report
+from benchmarks._reports import append_row, command_line, read_rows, require_results, save_report
 
 HERE = Path(__file__).resolve().parent
 REPORT = HERE / "reports" / "impact_gap_floor.md"
@@ -190,6 +190,8 @@ def main(argv=None) -> int:
                       f"({row['ip_status']}, {row['ip_seconds']:.0f} s), floor {100 * row['floor']:.2f} %, "
                       f"ours {row['ours_upper']:.2f}", flush=True)
     rows = [r for r in read_results(args.out) if r["dataset"] in names]
+    if args.report_only:
+        require_results(rows, args.out)
     rows.sort(key=lambda r: (DATASETS.index(r["dataset"]), r["set"]))
     text = report(rows, command_line("bench_impact_gap_floor.py", argv), args.ip_time_limit)
     save_report(REPORT, text)

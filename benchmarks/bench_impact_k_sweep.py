@@ -29,7 +29,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import METHODS, machine, markdown_table
-from benchmarks._reports import command_line, figure_note, log_task_progress, save_report
+from benchmarks._reports import (
+    command_line,
+    figure_note,
+    log_task_progress,
+    require_results,
+    save_report,
+)
 
 HERE = Path(__file__).resolve().parent
 TRUE_K = 5
@@ -175,6 +181,8 @@ def main(argv=None) -> int:
         run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_k_sweep")
     rows = [r for r in read_results(args.out) if not r.get("error")]
+    if args.report_only:
+        require_results(rows, args.out)
     for row in rows:
         row["instance"], row["k"] = int(row["instance"]), int(row["k"])
     text, curves = report(rows, instances, methods, args.stride, command_line("bench_impact_k_sweep.py", argv))

@@ -42,7 +42,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import machine, markdown_table
-from benchmarks._reports import command_line, figure_note, log_task_progress, save_report
+from benchmarks._reports import (
+    command_line,
+    figure_note,
+    log_task_progress,
+    require_results,
+    save_report,
+)
 
 HERE = Path(__file__).resolve().parent
 DATASETS = ("iris", "wine", "glass", "ionosphere")
@@ -251,6 +257,8 @@ def main(argv=None) -> int:
         run_experiment(tasks, constraint_set_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_set_selection")
     rows = [r for r in read_results(args.out) if not r.get("error") and int(r["set"]) < args.n_sets]
+    if args.report_only:
+        require_results(rows, args.out)
     for row in rows:
         row["data"] = str(row["data"]).split(":", 1)[1]
     text, figure = report(rows, datasets, args.top, command_line("bench_impact_set_selection.py", argv))

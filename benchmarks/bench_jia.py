@@ -46,7 +46,15 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, machine, read_rows, save_report
+from benchmarks._reports import (
+    default_paths,
+    draw_band,
+    figure_note,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from ccopt.cluster import GreedyMLKMeans, MLKMeans
 from ccopt.datasets import load_benchmark
 from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
@@ -285,21 +293,23 @@ def main(argv=None) -> None:
     parser.add_argument("--runs", type=int, default=10, help="seeded runs per constraint set")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="2 sets x 2 runs (smoke test)")
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="default benchmarks/results (benchmarks/results/quick with --quick)")
     parser.add_argument("--set-size-rule", choices=list(GRIDS), default="largest",
                         help="largest: r = min(k, 4); below-k: r = 2, the paper's 'r < k' where k > 2")
     parser.add_argument("--report", type=Path, default=None,
-                        help="default benchmarks/reports/jia.md (jia_below_k.md with --set-size-rule below-k)")
+                        help="default benchmarks/reports/jia.md (jia_below_k.md with --set-size-rule below-k; "
+                             "in --out-dir with --quick)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from jia.csv")
     args = parser.parse_args(argv)
     if args.quick:
         args.instances, args.runs = 2, 2
-    if args.report is None:
-        args.report = HERE / "reports" / DEFAULT_REPORT[args.set_size_rule]
+    args.out_dir, args.report = default_paths(args.quick, args.out_dir, args.report, DEFAULT_REPORT[args.set_size_rule])
     logging.basicConfig(level=logging.WARNING)
     warnings.simplefilter("ignore", ConvergenceWarning)  # the greedy baseline may cycle
     if args.report_only:
         rows = read_rows(args.out_dir / "jia.csv", ints=_INT_COLUMNS, floats=_FLOAT_COLUMNS)
+        require_results(rows, args.out_dir / "jia.csv")
     else:
         rows = run(args.datasets, args.instances, args.runs, args.seed, args.out_dir, GRIDS[args.set_size_rule])
     report = summarise(rows, args.datasets, args)

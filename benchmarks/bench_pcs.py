@@ -62,7 +62,15 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._reports import draw_band, figure_note, machine, read_rows, save_report
+from benchmarks._reports import (
+    default_paths,
+    draw_band,
+    figure_note,
+    machine,
+    read_rows,
+    require_results,
+    save_report,
+)
 from ccopt.cluster import PCS, KMeans, KMeansS, PCKMeans
 from ccopt.constraints import Constraints
 from ccopt.datasets import load_benchmark, load_digits
@@ -310,17 +318,21 @@ def main(argv=None) -> None:
     parser.add_argument("--scalings", nargs="+", default=["standard", "none"], choices=["none", "standard"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 trials, sweep 0/100 (smoke test)")
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--report", type=Path, default=HERE / "reports" / "pcs.md")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="default benchmarks/results (benchmarks/results/quick with --quick)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="default benchmarks/reports/pcs.md (in --out-dir with --quick)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from pcs.csv")
     args = parser.parse_args(argv)
     sweep = SWEEP
+    args.out_dir, args.report = default_paths(args.quick, args.out_dir, args.report, "pcs.md")
     if args.quick:
         args.trials, sweep = 3, (0, MODERATE)
     logging.basicConfig(level=logging.WARNING)
     warnings.simplefilter("ignore", ConvergenceWarning)  # PCS often uses all T passes
     if args.report_only:
         rows = read_rows(args.out_dir / "pcs.csv", ints=_INT_COLUMNS, floats=_FLOAT_COLUMNS)
+        require_results(rows, args.out_dir / "pcs.csv")
     else:
         rows = run(args.datasets, args.scalings, args.trials, sweep, args.seed, args.out_dir)
     report = summarise(rows, args.datasets, args.scalings, sweep, args)

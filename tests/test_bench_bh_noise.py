@@ -44,7 +44,6 @@ def test_a_noise_level_off_the_grid_is_refused(bench, capsys):
 
 def test_the_report_links_a_figure_with_one_ari_and_one_time_line_per_noise_level(bench, monkeypatch, tmp_path):
     monkeypatch.setattr(bench, "REPORT", tmp_path / "bh_noise.md")
-    monkeypatch.setattr(bench, "FIGURE", tmp_path / "bh_noise.png")
     csv_path = tmp_path / "bh_noise.csv"
     for q in (0.0, 0.2):
         for p in (0.0, 0.2, 1.0):

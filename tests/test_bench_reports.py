@@ -95,3 +95,28 @@ def test_machine_line_names_what_decides_rounding_and_versions(benchmark_script,
 
     cpuinfo.write_text("model name\t: Other CPU\nflags\t\t: fpu sse2 avx2\n")
     assert reports.machine(cpuinfo).startswith("Other CPU (no AVX-512; ")
+
+
+def test_a_quick_run_writes_its_report_beside_its_results_not_over_the_stored_one(benchmark_script, tmp_path):
+    reports = benchmark_script("_reports")
+    root = reports.BENCHMARKS_DIR
+    assert reports.default_paths(False, None, None, "jia.md") == (root / "results", root / "reports" / "jia.md")
+    # `ccopt bench jia --quick` overwrote the committed 100 x 100 report with a 2 x 2 smoke test.
+    assert reports.default_paths(True, None, None, "jia.md") == (root / "results" / "quick",
+                                                                 root / "results" / "quick" / "jia.md")
+    assert reports.default_paths(True, tmp_path, None, "jia.md") == (tmp_path, tmp_path / "jia.md")
+    assert reports.default_paths(True, None, tmp_path / "r.md", "jia.md")[1] == tmp_path / "r.md"
+
+
+@pytest.mark.parametrize(("script", "results"), [("bench_jia", "jia.csv"), ("bench_pcs", "pcs.csv"),
+                                                 ("bench_bh_kmeans", "bh_kmeans.csv"), ("bench_bh_noise", "bh_noise.csv")])
+def test_report_only_without_results_stops_before_writing(benchmark_script, tmp_path, script, results):
+    # Results are not tracked by git: on a fresh checkout --report-only wrote a report of empty
+    # tables over the stored one, then crashed drawing the figure.
+    report = tmp_path / "report.md"
+    argv = ["--report-only", "--out-dir", str(tmp_path)]
+    if script in ("bench_jia", "bench_pcs"):
+        argv += ["--report", str(report)]
+    with pytest.raises(SystemExit, match=rf"{results}: no results to report on.*run the benchmark first"):
+        benchmark_script(script).main(argv)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
