@@ -252,8 +252,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         methods need no solver (one given to them must exist, and a warning says it is unused).
     random_state : int, Generator or None
         Seeds the starting clustering and the repair routine.
-    progress : bool, default=True
-        Progress bar with LB/UB/gap (only on a terminal).
+    progress : bool or "always", default=True
+        Progress bar with LB/UB/gap, drawn on a terminal once the run has lasted a second
+        (``"always"``: drawn at once, terminal or not).
     labels_true : array-like of shape (n_samples,), optional
         Ground truth; enables F1 in the history and ``result.detection``.
     erroneous : array-like of bool, shape (n_given,), optional

@@ -907,8 +907,9 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
         Seeds every run (one independent seed per run: results do not depend on ``n_jobs``).
     n_jobs : int or None, default=1
         Workers for the re-solves (``-1``: all cores).
-    progress : bool, default=True
-        Progress bar over the re-solves (only on a terminal).
+    progress : bool or "always", default=True
+        Progress bar over the re-solves, drawn on a terminal once the run has lasted a second
+        (``"always"``: drawn at once, terminal or not).
     labels_true : array-like of shape (n_samples,), optional
         Ground truth; enables ``detection``.
     erroneous : array-like of bool, shape (n_given,), optional
@@ -1240,8 +1241,9 @@ def erroneous_fraction_by_k(X, ks, *, ml=None, cl=None, constraints=None, criter
         Seconds for the whole sweep: each ``k`` gets ``time_limit / len(ks)``.
     n_jobs : int or None, default=1
         Workers (one ``k`` per task; ``-1``: all cores).
-    progress : bool, default=True
-        Progress bar over the values of ``k``.
+    progress : bool or "always", default=True
+        Progress bar over the values of ``k``, drawn on a terminal once the sweep has lasted a
+        second (``"always"``: drawn at once, terminal or not).
     **options
         Passed to :func:`ccopt.impact_scores` (``method``, ``max_iter``, ``epsilon``, ``tau``,
         ...); ``tau`` defaults to 0 here (see above).

@@ -65,7 +65,9 @@ class SubgradientConfig:
         ``"full"`` divides by the squared norm of the whole family subgradient, as
         written; ``"active"`` leaves out the components that the projection would cancel
         (multiplier at 0 and subgradient pushing up), a common refinement.
-    progress : bool, default=False
+    progress : bool or "always", default=False
+        Progress bar over the iterations (off in this low-level configuration;
+        :func:`ccopt.impact_scores` turns it on by default).
     """
 
     max_iter: int = 1000
