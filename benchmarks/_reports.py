@@ -130,7 +130,9 @@ def save_report(path: Path, text: str) -> None:
 
 def figure_note(path: Path, what: str) -> str:
     """The report line that names its figure (written beside the report, not kept in git)."""
-    return (f"Figure: {what} in `benchmarks/reports/{path.name}` (drawn by this benchmark, also with "
+    stored = path.resolve().parent == BENCHMARKS_DIR / "reports"
+    where = f"benchmarks/reports/{path.name}" if stored else f"{path.name}, beside this report"
+    return (f"Figure: {what} in `{where}` (drawn by this benchmark, also with "
             "`--report-only`; figures are not kept in git).")
 
 

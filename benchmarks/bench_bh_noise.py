@@ -144,8 +144,7 @@ def noise_figure(penalties, ari: dict, seconds: dict, ranges: dict):
     return fig
 
 
-def write_report(csv_path: Path, command: str, report: Path | None = None) -> None:
-    report = REPORT if report is None else report  # read here, so that tests can point REPORT elsewhere
+def write_report(csv_path: Path, command: str, report: Path) -> None:
     rows = read_rows(csv_path)
     for r in rows:
         r["noise"], r["penalty"] = float(r["noise"]), float(r["penalty"])

@@ -180,6 +180,8 @@ def main(argv=None) -> int:
         log_task_progress()
         run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_k_sweep")
+    if args.report_only and not args.out.is_file():
+        require_results([], args.out)
     rows = [r for r in read_results(args.out) if not r.get("error")]
     if args.report_only:
         require_results(rows, args.out)

@@ -256,6 +256,8 @@ def main(argv=None) -> int:
         log_task_progress()
         run_experiment(tasks, constraint_set_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_set_selection")
+    if args.report_only and not args.out.is_file():
+        require_results([], args.out)
     rows = [r for r in read_results(args.out) if not r.get("error") and int(r["set"]) < args.n_sets]
     if args.report_only:
         require_results(rows, args.out)

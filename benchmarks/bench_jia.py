@@ -23,12 +23,14 @@ Protocol (Sec. 6.1.3 and 6.2):
   100; default here 20 x 10).
 
 Writes ``<out-dir>/jia.csv`` (one row per fit), ``benchmarks/reports/jia.md`` and the figure
-``jia.png`` beside it (Rand index against the number of pairs, as Fig. 2).
+``jia.png`` beside it (Rand index against the number of pairs, as Fig. 2); with
+``--set-size-rule below-k`` ``jia_below_k.csv`` / ``.md`` / ``.png``, so that neither rule's
+``--report-only`` reads the other's results.
 
 Run: ``python benchmarks/bench_jia.py`` (about 3 minutes on 2 cores; the paper's 100 x 100,
 ``--instances 100 --runs 100``, took 44 process-minutes in the ninth session of 2026-11-24, 24 on
 two processes split by data set), ``--quick`` for a smoke run,
-``--report-only`` to rewrite the report and figure from ``jia.csv``.
+``--report-only`` to rewrite the report and figure from the results of the rule's last run.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ SET_SIZE_RULES = {
                "Tic-Tac-Toe (k = 2) r < k would draw no pair, so it keeps r = 2 = k, the grid of the "
                "default rule. Each set is one pair, so fewer pairs can be drawn disjointly than with r = k.",
 }
-DEFAULT_REPORT = {"largest": "jia.md", "below-k": "jia_below_k.md"}
+DEFAULT_REPORT = {"largest": "jia.md", "below-k": "jia_below_k.md"}  # results: the same name, .csv
 # Figures the text states (Sec. 6.2.1); the rest of Fig. 2 is a plot without values.
 PAPER_RI = {
     "iris": ("0.970 / 0.922 at 400 constraints (best values of each curve)",),
@@ -111,7 +113,7 @@ def _constraints(y: np.ndarray, n_sets: int, r: int, seed: int, tries: int = 50)
     raise RuntimeError(f"could not draw {n_sets} ML and {n_sets} DCL sets of size {r} in {tries} tries")
 
 
-def run(datasets, n_instances: int, n_runs: int, seed: int, out_dir: Path, grid=GRID) -> list[dict]:
+def run(datasets, n_instances: int, n_runs: int, seed: int, results: Path, grid=GRID) -> list[dict]:
     rows = []
     for name in datasets:
         data = load_benchmark(name)
@@ -145,15 +147,15 @@ def run(datasets, n_instances: int, n_runs: int, seed: int, out_dir: Path, grid=
                   for a in ("MLKMeans", "greedy")}
             print(f"  {name:12s} pairs={done[0]['n_constraints']:4d}  RI MLKMeans {ri['MLKMeans']:.3f}"
                   f"  greedy {ri['greedy']:.3f}", flush=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "jia.csv", "w", newline="") as handle:
+    results.parent.mkdir(parents=True, exist_ok=True)
+    with open(results, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     return rows
 
 
-# Numeric columns of jia.csv.
+# Numeric columns of the results CSV.
 _INT_COLUMNS = ("n_sets", "set_size", "n_constraints", "instance", "run", "redraws", "violations", "n_iter")
 _FLOAT_COLUMNS = ("rand_index", "cost", "seconds")
 
@@ -300,18 +302,19 @@ def main(argv=None) -> None:
     parser.add_argument("--report", type=Path, default=None,
                         help="default benchmarks/reports/jia.md (jia_below_k.md with --set-size-rule below-k; "
                              "in --out-dir with --quick)")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from jia.csv")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from the rule's results CSV")
     args = parser.parse_args(argv)
     if args.quick:
         args.instances, args.runs = 2, 2
     args.out_dir, args.report = default_paths(args.quick, args.out_dir, args.report, DEFAULT_REPORT[args.set_size_rule])
+    results = args.out_dir / Path(DEFAULT_REPORT[args.set_size_rule]).with_suffix(".csv")
     logging.basicConfig(level=logging.WARNING)
     warnings.simplefilter("ignore", ConvergenceWarning)  # the greedy baseline may cycle
     if args.report_only:
-        rows = read_rows(args.out_dir / "jia.csv", ints=_INT_COLUMNS, floats=_FLOAT_COLUMNS)
-        require_results(rows, args.out_dir / "jia.csv")
+        rows = read_rows(results, ints=_INT_COLUMNS, floats=_FLOAT_COLUMNS)
+        require_results(rows, results)
     else:
-        rows = run(args.datasets, args.instances, args.runs, args.seed, args.out_dir, GRIDS[args.set_size_rule])
+        rows = run(args.datasets, args.instances, args.runs, args.seed, results, GRIDS[args.set_size_rule])
     report = summarise(rows, args.datasets, args)
     print()
     print(report)

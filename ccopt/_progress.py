@@ -52,9 +52,10 @@ def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "
     total : int or None
         Expected number of steps.
     enabled : bool or "always", default=True
-        ``True`` shows the bar only when stderr is a terminal, and only once the loop has run
-        for ``DRAW_AFTER`` seconds (a fit of a few milliseconds draws nothing); ``"always"``
-        draws it at once, terminal or not; ``False`` hides it.
+        ``True`` shows the bar only when stderr is a terminal, and only from the first step
+        that ends ``DRAW_AFTER`` seconds or more after the start (tqdm's ``delay``: a fit of a
+        few milliseconds draws nothing, and a loop whose first step takes minutes shows its
+        bar after that step); ``"always"`` draws it at once, terminal or not; ``False`` hides it.
     desc, unit : str
         Passed to tqdm.
 

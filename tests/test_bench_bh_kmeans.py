@@ -3,14 +3,22 @@ a run of some CS sizes gets the same regenerated sets as the whole table."""
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_a_new_out_dir_is_created(benchmark_script, tmp_path, monkeypatch):
     bench = benchmark_script("bench_bh_kmeans")
     monkeypatch.setattr(bench, "REPORT", tmp_path / "bh_kmeans.md")
     out = tmp_path / "fresh" / "results"
-    assert bench.main(["--no-tables", "--report-only", "--out-dir", str(out)]) == 0
+    assert bench.main(["--no-tables", "--out-dir", str(out)]) == 0
     assert out.is_dir()
     assert (tmp_path / "bh_kmeans.md").read_text().startswith("# BH-kmeans")
+    # --report-only reads the tables' results even with --no-tables: the report holds the tables,
+    # and without results it blanked the stored ones.
+    (tmp_path / "bh_kmeans.md").unlink()
+    with pytest.raises(SystemExit, match=r"bh_kmeans\.csv: no results to report on"):
+        bench.main(["--no-tables", "--report-only", "--out-dir", str(tmp_path / "other")])
+    assert not (tmp_path / "bh_kmeans.md").exists()
 
 
 def test_a_subset_of_sizes_gets_the_tables_regenerated_sets(benchmark_script, datasets_dir, monkeypatch):

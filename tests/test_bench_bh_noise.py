@@ -43,7 +43,6 @@ def test_a_noise_level_off_the_grid_is_refused(bench, capsys):
 
 
 def test_the_report_links_a_figure_with_one_ari_and_one_time_line_per_noise_level(bench, monkeypatch, tmp_path):
-    monkeypatch.setattr(bench, "REPORT", tmp_path / "bh_noise.md")
     csv_path = tmp_path / "bh_noise.csv"
     for q in (0.0, 0.2):
         for p in (0.0, 0.2, 1.0):
@@ -51,8 +50,8 @@ def test_the_report_links_a_figure_with_one_ari_and_one_time_line_per_noise_leve
                 "dataset": "a", "noise": q, "penalty": p, "seed": 0, "n": 10, "k": 2, "n_constraints": 3,
                 "n_erroneous": 1, "ari": 1.0 - q * p, "violations": 0, "erroneous_violated": 0,
                 "time": 1.0 + p, "status": "converged", "n_iter": 2}, bench.FIELDS)
-    bench.write_report(csv_path, "python benchmarks/bench_bh_noise.py")
-    assert "`benchmarks/reports/bh_noise.png`" in (tmp_path / "bh_noise.md").read_text()
+    bench.write_report(csv_path, "python benchmarks/bench_bh_noise.py", tmp_path / "bh_noise.md")
+    assert "`bh_noise.png, beside this report`" in (tmp_path / "bh_noise.md").read_text()
     assert (tmp_path / "bh_noise.png").stat().st_size > 0
 
     ari = {0.0: [1.0, 1.0, 1.0], 0.2: [1.0, 0.96, 0.8]}

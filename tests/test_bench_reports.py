@@ -48,8 +48,13 @@ def test_named_columns_read_back_as_numbers_and_empty_cells_stay_empty(benchmark
 
 
 def test_a_figure_is_named_by_its_path_from_the_repository_root(benchmark_script, tmp_path):
-    note = benchmark_script("_reports").figure_note(tmp_path / "x.png", "ARI against p")
+    reports = benchmark_script("_reports")
+    note = reports.figure_note(reports.BENCHMARKS_DIR / "reports" / "x.png", "ARI against p")
     assert note.startswith("Figure: ARI against p in `benchmarks/reports/x.png`")
+    # A --quick run's report sits in benchmarks/results/quick/, with its figure beside it; the note
+    # named benchmarks/reports/ whatever the report's folder.
+    note = reports.figure_note(tmp_path / "x.png", "ARI against p")
+    assert note.startswith("Figure: ARI against p in `x.png, beside this report`")
 
 
 class _Terminal(io.StringIO):
@@ -108,13 +113,21 @@ def test_a_quick_run_writes_its_report_beside_its_results_not_over_the_stored_on
     assert reports.default_paths(True, None, tmp_path / "r.md", "jia.md")[1] == tmp_path / "r.md"
 
 
-@pytest.mark.parametrize(("script", "results"), [("bench_jia", "jia.csv"), ("bench_pcs", "pcs.csv"),
-                                                 ("bench_bh_kmeans", "bh_kmeans.csv"), ("bench_bh_noise", "bh_noise.csv")])
-def test_report_only_without_results_stops_before_writing(benchmark_script, tmp_path, script, results):
+@pytest.mark.parametrize(("script", "results", "extra"), [
+    ("bench_jia", "jia.csv", []), ("bench_jia", "jia_below_k.csv", ["--set-size-rule", "below-k"]),
+    ("bench_pcs", "pcs.csv", []), ("bench_bh_kmeans", "bh_kmeans.csv", []), ("bench_bh_noise", "bh_noise.csv", []),
+    ("bench_impact_k_sweep", "k_sweep.csv", []), ("bench_impact_set_selection", "set_selection.csv", []),
+])
+def test_report_only_without_results_stops_before_writing(benchmark_script, tmp_path, script, results, extra):
     # Results are not tracked by git: on a fresh checkout --report-only wrote a report of empty
-    # tables over the stored one, then crashed drawing the figure.
+    # tables over the stored one, then crashed drawing the figure (or, for the two sweeps, stopped
+    # with a traceback). The two Jia rules keep apart results: one rule's report never reads the other's.
     report = tmp_path / "report.md"
-    argv = ["--report-only", "--out-dir", str(tmp_path)]
+    argv = ["--report-only", *extra]
+    if script.startswith("bench_impact"):
+        argv += ["--out", str(tmp_path / results)]
+    else:
+        argv += ["--out-dir", str(tmp_path)]
     if script in ("bench_jia", "bench_pcs"):
         argv += ["--report", str(report)]
     with pytest.raises(SystemExit, match=rf"{results}: no results to report on.*run the benchmark first"):

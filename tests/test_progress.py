@@ -84,3 +84,15 @@ def test_a_quick_fit_on_a_terminal_prints_nothing_unless_always(monkeypatch):
     assert terminal.getvalue() == ""
     ccopt.PCKMeans(2, random_state=0, progress="always").fit(X, ml=[(0, 1)], cl=[(1, 2)])
     assert "PCKmeans" in terminal.getvalue()
+
+
+def test_impact_scores_with_progress_off_draws_no_bar_of_its_inner_k_means(monkeypatch):
+    # Its unconstrained k-means start was built with the estimators' default progress=True, so
+    # on a terminal `progress=False` and `ccopt score --quiet` still showed "KMeans restarts".
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr("ccopt._progress.DRAW_AFTER", 0.0)  # every bar that is on draws at once
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(2, 3)], criterion="mssc", max_iter=3, random_state=0,
+                        progress=False)
+    assert terminal.getvalue() == ""

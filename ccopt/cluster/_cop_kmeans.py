@@ -422,7 +422,7 @@ class COPKMeans(ConstrainedClusterer):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the restarts, drawn on a terminal once the fit has run for a second
+        A progress bar over the restarts, drawn on a terminal at the first step that ends after a second
         (``"always"``: drawn at once, terminal or not).
 
     Attributes

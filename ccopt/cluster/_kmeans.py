@@ -353,7 +353,7 @@ class KMeans(ConstrainedClusterer):
     time_limit : float or None, default=None
         Seconds; the best run so far is returned when it expires (status ``time_limit``).
     progress : bool or "always", default=True
-        A progress bar over the restarts, drawn on a terminal once the fit has run for a second
+        A progress bar over the restarts, drawn on a terminal at the first step that ends after a second
         (``"always"``: drawn at once, terminal or not).
 
     Attributes

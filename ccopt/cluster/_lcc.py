@@ -406,7 +406,7 @@ class LCC(ConstrainedClusterer):
         Draws the initial labellings and, with ``pair_order="random"``, the visiting orders.
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the iterations, drawn on a terminal once the fit has run for a second
+        A progress bar over the iterations, drawn on a terminal at the first step that ends after a second
         (``"always"``: drawn at once, terminal or not).
 
     Attributes

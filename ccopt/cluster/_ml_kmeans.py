@@ -695,8 +695,8 @@ class MLKMeans(_JiaBase):
     time_limit : float or None, default=None
         Seconds; on expiry the best labelling so far is returned with status ``time_limit``.
     progress : bool or "always", default=True
-        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run for a second
-        (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations of the runs, drawn on a terminal at the first step that
+        ends after a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -789,8 +789,8 @@ class GreedyMLKMeans(_JiaBase):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
-        for a second (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations of the runs, drawn on a terminal at the first step that
+        ends after a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------

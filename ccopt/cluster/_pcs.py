@@ -524,8 +524,8 @@ class KMeansS(_SizeConstrainedBase):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
-        for a second (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations of the runs, drawn on a terminal at the first step that
+        ends after a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------
@@ -641,8 +641,8 @@ class PCS(_SizeConstrainedBase):
     random_state : int, numpy.random.Generator or None, default=None
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the iterations of the runs, drawn on a terminal once the fit has run
-        for a second (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations of the runs, drawn on a terminal at the first step that
+        ends after a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------

@@ -253,7 +253,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     random_state : int, Generator or None
         Seeds the starting clustering and the repair routine.
     progress : bool or "always", default=True
-        Progress bar with LB/UB/gap, drawn on a terminal once the run has lasted a second
+        Progress bar with LB/UB/gap, drawn on a terminal at the first step that ends after a second
         (``"always"``: drawn at once, terminal or not).
     labels_true : array-like of shape (n_samples,), optional
         Ground truth; enables F1 in the history and ``result.detection``.
@@ -499,7 +499,8 @@ def _unconstrained_kmeans(X: np.ndarray, k: int, rng):
         # Fewer distinct points than k leave clusters empty; the routes handle that, and the
         # warning would name a KMeans fit the user never asked for.
         warnings.filterwarnings("ignore", message="KMeans ended with", category=ConvergenceWarning)
-        km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1))).fit(X)
+        # No bar of its own either: impact_scores draws one (or none, with progress=False).
+        km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1)), progress=False).fit(X)
     if km.status_ is Status.INTERRUPTED:
         # KMeans keeps its best run on Ctrl-C and returns; the scoring has no result yet, so
         # the interrupt must stop it rather than be spent on this preparatory step.

@@ -908,7 +908,7 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
     n_jobs : int or None, default=1
         Workers for the re-solves (``-1``: all cores).
     progress : bool or "always", default=True
-        Progress bar over the re-solves, drawn on a terminal once the run has lasted a second
+        Progress bar over the re-solves, drawn on a terminal at the first step that ends after a second
         (``"always"``: drawn at once, terminal or not).
     labels_true : array-like of shape (n_samples,), optional
         Ground truth; enables ``detection``.
@@ -1242,7 +1242,7 @@ def erroneous_fraction_by_k(X, ks, *, ml=None, cl=None, constraints=None, criter
     n_jobs : int or None, default=1
         Workers (one ``k`` per task; ``-1``: all cores).
     progress : bool or "always", default=True
-        Progress bar over the values of ``k``, drawn on a terminal once the sweep has lasted a
+        Progress bar over the values of ``k``, drawn on a terminal at the first step that ends after a
         second (``"always"``: drawn at once, terminal or not).
     **options
         Passed to :func:`ccopt.impact_scores` (``method``, ``max_iter``, ``epsilon``, ``tau``,
