@@ -168,6 +168,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "impact_k_sweep.csv")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from --out")
     args = parser.parse_args(argv)
+    if args.report_only and not args.out.is_file():  # before the data sets are read
+        require_results([], args.out)
     methods = [m for m in args.methods.split(",") if m]
     unknown = [m for m in methods if m not in ("kmedoids", "mssc", "naive")]
     if unknown:
@@ -180,8 +182,6 @@ def main(argv=None) -> int:
         log_task_progress()
         run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_k_sweep")
-    if args.report_only and not args.out.is_file():
-        require_results([], args.out)
     rows = [r for r in read_results(args.out) if not r.get("error")]
     if args.report_only:
         require_results(rows, args.out)

@@ -241,6 +241,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "impact_set_selection.csv")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report and figure from --out")
     args = parser.parse_args(argv)
+    if args.report_only and not args.out.is_file():  # before the data sets are read
+        require_results([], args.out)
     datasets = [d for d in args.datasets.split(",") if d]
     unknown = [d for d in datasets if d not in DATASETS]
     if unknown:
@@ -256,8 +258,6 @@ def main(argv=None) -> int:
         log_task_progress()
         run_experiment(tasks, constraint_set_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
                        name="impact_set_selection")
-    if args.report_only and not args.out.is_file():
-        require_results([], args.out)
     rows = [r for r in read_results(args.out) if not r.get("error") and int(r["set"]) < args.n_sets]
     if args.report_only:
         require_results(rows, args.out)
