@@ -6,6 +6,8 @@ import io
 
 import pytest
 
+from tests._terminal import Terminal
+
 
 @pytest.fixture(scope="module")
 def command_line(benchmark_script):
@@ -57,11 +59,6 @@ def test_a_figure_is_named_by_its_path_from_the_repository_root(benchmark_script
     assert note.startswith("Figure: ARI against p in `x.png, beside this report`")
 
 
-class _Terminal(io.StringIO):
-    def isatty(self):
-        return True
-
-
 def test_task_progress_goes_to_a_log_stream_once_and_not_to_a_terminal(benchmark_script):
     import logging
 
@@ -70,7 +67,7 @@ def test_task_progress_goes_to_a_log_stream_once_and_not_to_a_terminal(benchmark
     logger.handlers = []
     try:
         log_task_progress = benchmark_script("_reports").log_task_progress
-        log_task_progress(_Terminal())
+        log_task_progress(Terminal())
         assert logger.handlers == []  # the progress bar shows there
         stream = io.StringIO()
         log_task_progress(stream)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import io
 import sys
 import time
 
@@ -13,6 +12,7 @@ import pytest
 import ccopt
 from ccopt._progress import check_progress, progress_bar
 from ccopt.exceptions import InvalidParameterError
+from tests._terminal import Terminal
 
 
 @pytest.mark.parametrize("enabled", [None, 0, 1, 0.0, [], object(), "never", np.int64(1)])
@@ -45,13 +45,6 @@ def test_the_subgradient_configuration_checks_progress_when_it_is_made():
     assert SubgradientConfig(progress="always").progress == "always"
 
 
-class _Terminal(io.StringIO):
-    """A stderr that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 ESTIMATORS = ["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "KMeansS", "PCS", "MLKMeans", "GreedyMLKMeans"]
 
 
@@ -63,7 +56,7 @@ def test_every_estimator_shows_progress_by_default(name):
 
 
 def test_on_a_terminal_a_bar_waits_before_it_is_drawn(monkeypatch):
-    terminal = _Terminal()
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     with progress_bar(3, enabled=True, desc="quick") as bar:
         bar.update(3)
@@ -77,7 +70,7 @@ def test_on_a_terminal_a_bar_waits_before_it_is_drawn(monkeypatch):
 
 
 def test_a_quick_fit_on_a_terminal_prints_nothing_unless_always(monkeypatch):
-    terminal = _Terminal()
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
     ccopt.PCKMeans(2, random_state=0).fit(X, ml=[(0, 1)], cl=[(1, 2)])
@@ -89,7 +82,7 @@ def test_a_quick_fit_on_a_terminal_prints_nothing_unless_always(monkeypatch):
 def test_impact_scores_with_progress_off_draws_no_bar_of_its_inner_k_means(monkeypatch):
     # Its unconstrained k-means start was built with the estimators' default progress=True, so
     # on a terminal `progress=False` and `ccopt score --quiet` still showed "KMeans restarts".
-    terminal = _Terminal()
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("ccopt._progress.DRAW_AFTER", 0.0)  # every bar that is on draws at once
     X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])

@@ -157,8 +157,8 @@ class BHKMeans(ConstrainedClusterer):
         instead of 78-130 s). 0 strengthens before every solve, None never
         (:mod:`ccopt.models._bh_cuts`).
     progress : bool or "always", default=True
-        A progress bar over the iterations, drawn on a terminal at the first step that ends after a second
-        (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations, drawn on a terminal at the first step that ends
+        after a second (``"always"``: drawn at once, terminal or not).
     tee : bool, default=False
         Show the solver log.
 

@@ -228,6 +228,16 @@ def _same_partition(labels: np.ndarray, new_labels: np.ndarray) -> bool:
     return bool(np.array_equal(image[labels], new_labels) and np.unique(used).size == used.size)
 
 
+def _partition_key(labels: np.ndarray) -> bytes:
+    """The clusters of ``labels`` whatever their numbers: renumbered in order of first appearance.
+
+    Equal keys mean :func:`_same_partition`; a key can also be remembered, to meet a partition
+    again after several steps (GreedyMLKMeans' cycles).
+    """
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[inverse].astype(np.int64).tobytes()
+
+
 def _cut_short(run_status: Status | None, deadline: Deadline) -> Status | None:
     """Why the restarts after a run with ``run_status`` (``None``: a dead end) must not go
     on, or ``None``."""

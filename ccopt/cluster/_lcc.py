@@ -406,8 +406,8 @@ class LCC(ConstrainedClusterer):
         Draws the initial labellings and, with ``pair_order="random"``, the visiting orders.
     time_limit : float or None, default=None
     progress : bool or "always", default=True
-        A progress bar over the iterations, drawn on a terminal at the first step that ends after a second
-        (``"always"``: drawn at once, terminal or not).
+        A progress bar over the iterations, drawn on a terminal at the first step that ends
+        after a second (``"always"``: drawn at once, terminal or not).
 
     Attributes
     ----------

@@ -65,7 +65,7 @@ from ccopt._validation import check_nonnegative, check_positive_int, check_rando
 from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._cop_kmeans import feasibility_note
-from ccopt.cluster._kmeans import _check_init, _weighted_means
+from ccopt.cluster._kmeans import _check_init, _partition_key, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -427,12 +427,6 @@ def _recentre(sup: _SuperInstances, labels: np.ndarray, centers: np.ndarray) -> 
 
 def _weighted_cost(sup: _SuperInstances, centers: np.ndarray) -> np.ndarray:
     return sup.weights[:, None] * cdist(sup.means, centers, "sqeuclidean")
-
-
-def _partition_key(labels: np.ndarray) -> bytes:
-    """The clusters of ``labels`` whatever their numbers: renumbered in order of first appearance."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    return np.argsort(np.argsort(first))[inverse].astype(np.int64).tobytes()
 
 
 def _at_own_means(sup: _SuperInstances, state: tuple) -> tuple:

@@ -145,8 +145,8 @@ class MedoidFinder:
         answers are :func:`best_member`'s, bit for bit. With ``memory=0`` nothing is
         remembered. The first time it meets a cluster of 256 objects the finder reads the
         whole matrix three times (each row's largest and smallest entry, for the
-        rounding-error bound, and whether it is symmetric, for faster reads) and keeps two vectors of ``n_samples``
-        entries.
+        rounding-error bound, and whether it is symmetric, for faster reads) and keeps two
+        vectors of ``n_samples`` entries.
     """
 
     def __init__(self, distances: np.ndarray, memory: int = 64):

@@ -226,10 +226,11 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     method : str, optional
         Lower-bounding route (module docstring); default "voronoi" for k-medoids,
         "kmeans" for MSSC. ``"exact"`` solves an integer program every iteration: small
-        instances only (Iris: over a second per iteration, several times ``"lp"``'s). The scores do not depend on the units of ``X`` (every tolerance
-        is relative to the objective), except through the solver routes (``lp``, ``exact``,
-        ``lp-dual``), which inherit the solver's absolute tolerances (HiGHS: 1e-7): there,
-        scale data whose distances are far below 1.
+        instances only (Iris: over a second per iteration, several times ``"lp"``'s). The
+        scores do not depend on the units of ``X`` (every tolerance is relative to the
+        objective), except through the solver routes (``lp``, ``exact``, ``lp-dual``), which
+        inherit the solver's absolute tolerances (HiGHS: 1e-7): there, scale data whose
+        distances are far below 1.
     epsilon : float, default=0.5
         The epsilon of rows (3'), (4'), (4''), in ]0, 1[.
     max_iter : int, default=1000
