@@ -615,9 +615,9 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
 
     The label column of the training file may be there or not.
     """
-    from ccopt.datasets import load_csv
+    from ccopt.datasets import _read_header, load_csv
 
-    header, header_line = _header(path, delimiter)
+    header, header_line = _read_header(path, delimiter)
     labelled = label_column is not None and label_column in header
     new = load_csv(path, label_column=label_column if labelled else None, delimiter=delimiter)
     if new.feature_names != tuple(features):
@@ -625,26 +625,6 @@ def _load_new_rows(path: str, features: tuple, label_column: str | None, data_pa
             f"the feature columns {list(new.feature_names)} are not those of {data_path} "
             f"{list(features)} (same names, same order)", path=path, line=header_line)
     return new.X
-
-
-def _header(path: str, delimiter: str = ",") -> tuple[list[str], int]:
-    """The header of a CSV file as load_csv reads it, and its 1-based line; empty when it cannot be
-    read (load_csv then says why).
-
-    Same reading as load_csv (byte-order mark, leading blank lines, spaces around names):
-    otherwise a label column it would find is missed here and counted as a feature.
-    """
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle, delimiter=delimiter)
-            start = 1
-            for fields in reader:
-                if any(f.strip() for f in fields):
-                    return [f.strip() for f in fields], start
-                start = reader.line_num + 1
-    except (OSError, UnicodeDecodeError, csv.Error):
-        pass
-    return [], 1
 
 
 def _run_cluster(args) -> int:

@@ -1335,7 +1335,7 @@ class FeasibilityReport:
             raise InfeasibleConstraintsError(self.reason, certificate=self.certificate)
 
 
-def unread_settings(constraints: Constraints, *, hard: str = "marked hard", hard_mask=None) -> str:
+def _unread_settings(constraints: Constraints, *, hard: str = "marked hard", hard_mask=None) -> str:
     """Count the weights and hard flags a method does not read, for its warning.
 
     Parameters

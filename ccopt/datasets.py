@@ -232,43 +232,28 @@ def load_digits() -> Dataset:
 
 
 # ----------------------------------------------------------------------------- CSV reader
-def _read_table(path: str, delimiter: str,
-                label_column: str | None = None) -> tuple[list[str], int, list[list[str]], list[int]]:
-    """Header, its 1-based line, data rows (as strings) and the line on which each row starts;
-    checks the header and the field counts.
+def _records(path: str, delimiter: str):
+    """Yield each record of a CSV file that is not blank, with its first and last 1-based line.
 
-    Blank lines, also those holding only spaces or tabs, are skipped. A row of empty fields (``,,``)
-    is not blank: it is a data row whose values are all missing and is reported as such, since
-    skipping it would shift the number of every later object (constraints refer to objects by data
-    row). In a file with one column a missing value must therefore be written ``NA``, ``NaN`` or ``?``.
+    Blank lines, also those holding only spaces or tabs, are skipped, and so are rows of empty
+    fields (``,,``) before the header. After the header such a row is not blank: it is a data row
+    whose values are all missing and is reported as such, since skipping it would shift the number
+    of every later object (constraints refer to objects by data row). In a file with one column a
+    missing value must therefore be written ``NA``, ``NaN`` or ``?``.
     """
-    rows, lines = [], []
-    start = header_line = 1
+    start = 1
+    header_seen = False
     try:
         # utf-8-sig: a spreadsheet's byte-order mark must not glue onto the first column name
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle, delimiter=delimiter)
-            header = None
             for fields in reader:
                 # A record with a quoted line break spans several lines; errors name its first one.
                 end = reader.line_num
                 blank = not fields or (len(fields) == 1 and not fields[0].strip())
-                if blank or (header is None and all(not f.strip() for f in fields)):
-                    start = end + 1
-                    continue
-                if header is None:
-                    header, header_line = [h.strip() for h in fields], start
-                    _check_header(header, label_column, path, header_line)
-                elif len(fields) != len(header):
-                    span = ("" if end == start else
-                            f" (the row runs on to line {end}: is a closing quote missing?)")
-                    raise DataFormatError(
-                        f"expected {len(header)} fields like the header, got {len(fields)}{span}."
-                        + (separator_hint(delimiter.join(header), delimiter) if len(header) == 1 else ""),
-                        path=path, line=start)
-                else:
-                    rows.append(fields)
-                    lines.append(start)
+                if not (blank or (not header_seen and all(not f.strip() for f in fields))):
+                    header_seen = True
+                    yield fields, start, end
                 start = end + 1
     except OSError as exc:
         raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
@@ -276,6 +261,40 @@ def _read_table(path: str, delimiter: str,
         raise DataFormatError(f"not a readable CSV file: {exc}", path=path, line=start) from None
     except UnicodeDecodeError as exc:
         raise not_utf8_error(path, exc) from None
+
+
+def _read_header(path: str, delimiter: str = ",") -> tuple[list[str], int]:
+    """The column names of a CSV file as :func:`load_csv` reads them, and their 1-based line.
+
+    Raises
+    ------
+    DataFormatError
+        An unreadable, non-UTF-8 or empty file.
+    """
+    for fields, start, _ in _records(path, delimiter):
+        return [f.strip() for f in fields], start
+    raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
+
+
+def _read_table(path: str, delimiter: str,
+                label_column: str | None = None) -> tuple[list[str], int, list[list[str]], list[int]]:
+    """Header, its 1-based line, data rows (as strings) and the line on which each row starts;
+    checks the header and the field counts (blank lines: see :func:`_records`).
+    """
+    header, header_line, rows, lines = None, 1, [], []
+    for fields, start, end in _records(path, delimiter):
+        if header is None:
+            header, header_line = [h.strip() for h in fields], start
+            _check_header(header, label_column, path, header_line)
+        elif len(fields) != len(header):
+            span = "" if end == start else f" (the row runs on to line {end}: is a closing quote missing?)"
+            raise DataFormatError(
+                f"expected {len(header)} fields like the header, got {len(fields)}{span}."
+                + (separator_hint(delimiter.join(header), delimiter) if len(header) == 1 else ""),
+                path=path, line=start)
+        else:
+            rows.append(fields)
+            lines.append(start)
     if header is None:
         raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
     if not rows:

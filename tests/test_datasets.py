@@ -112,6 +112,29 @@ def test_load_csv_missing_file(tmp_path):
         ds.load_csv(tmp_path / "nothing.csv")
 
 
+@pytest.mark.parametrize(("text", "line"), [
+    ("x , label\n1,2\n", 1),
+    ("\ufeffx,label\n1,2\n", 1),
+    ("\n  \n,\nx,label\n1,2\n", 4),       # blank lines and a row of empty fields before the header
+    ('"x\nwide",label\n1,2\n', 1),       # a quoted line break inside a name
+])
+def test_read_header_reads_the_header_load_csv_reads(tmp_path, text, line):
+    # The command line reads a --predict file's header alone to see whether its label column is there.
+    path = tmp_path / "rows.csv"
+    path.write_bytes(text.encode())
+    header, header_line = ds._read_header(path)
+    data = ds.load_csv(path, label_column="label")
+    assert header == [*data.feature_names, "label"]
+    assert header_line == line
+
+
+def test_read_header_of_an_empty_file(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("\n\n")
+    with pytest.raises(DataFormatError, match=r"empty\.csv:1: the file is empty"):
+        ds._read_header(path)
+
+
 # ----------------------------------------------------------------------------- folders
 def make_folder(root, name="toy", constraints=None):
     folder = root / name

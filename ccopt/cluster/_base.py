@@ -26,7 +26,7 @@ from ccopt._validation import (
 )
 from ccopt._warnings import warn_user
 from ccopt.cluster._init_centers import squared_distances
-from ccopt.constraints import Constraints, unread_settings
+from ccopt.constraints import Constraints, _unread_settings
 from ccopt.exceptions import (
     CcoptWarning,
     ConvergenceWarning,
@@ -344,7 +344,7 @@ def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
 
     Its must-links always hold, so only the ``hard`` flags of cannot-links go unheeded.
     """
-    unread = unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=constraints.cl_mask)
+    unread = _unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=constraints.cl_mask)
     if unread:
         warn_user(
             f"{name} does not honour hard flags or use per-constraint weights ({unread} "

@@ -38,7 +38,7 @@ from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
 from ccopt._warnings import warn_user
 from ccopt.config import check_dense_memory
-from ccopt.constraints import unread_settings
+from ccopt.constraints import _unread_settings
 from ccopt.exceptions import (
     CcoptWarning,
     ClusteringDeadEndError,
@@ -187,7 +187,7 @@ class _Predictor:
 
 def _warn_unused_weights(cons) -> None:
     """Say that weights and hard flags, which the clustering estimators use, do not enter the score."""
-    unread = unread_settings(cons)
+    unread = _unread_settings(cons)
     if unread:
         warn_user(f"impact_scores does not use per-constraint weights or hard flags "
                   f"({unread} of {len(cons)} constraints): every constraint is "
