@@ -266,8 +266,9 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         damps the oscillation of the subgradient method.
     tau : float, default=0.1
         Threshold on the normalised scores (Sec. 4.2): predicted erroneous iff
-        ``normalized > tau``; ``tau=0`` is the paper's rule "score < 0". The default was
-        calibrated as in Sec. 4.2, on synthetic data only: on 41 published synthetic
+        ``normalized > tau``; ``tau=0`` is the paper's rule "score < 0", which its own
+        calibration (Sec. 4.2, exact LP route) found best. ccopt's default was calibrated
+        as in Sec. 4.2 for its default routes, on synthetic data only: on 41 published synthetic
         instances (pooled F1 0.994 with tau=0.1 against 0.912 with tau=0, k-medoids) and on
         40 instances with overlapping clusters (0.854 against 0.778). Those instances have at
         most 100 constraints. With hundreds the better threshold depends on the data:

@@ -175,8 +175,14 @@ class ImpactScoreResult:
 
     @property
     def set_score(self) -> float:
-        """``I(C)``: the sum of the impact scores of the distinct constraints (Sec. 4.4)."""
-        return float(self.multipliers.scores(self.constraints).sum())
+        """``I(C)``: the sum of the impact scores of the distinct constraints (Sec. 4.4).
+
+        The sum of ``scores`` with each merged duplicate counted once, so that it adds up the
+        reported scores (with the scores within round-off of 0 set to 0), not the raw multipliers.
+        """
+        distinct = np.zeros(len(self.constraints))
+        distinct[self.constraints.given_index] = self.scores
+        return float(distinct.sum())
 
     @property
     def pairs(self) -> np.ndarray:
