@@ -54,7 +54,8 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
     InvalidDataError
         If ``X`` is not numeric (the message names the non-numeric columns of a table with
         column names, else the row and column of the first non-numeric entry), not 2-D,
-        empty, or holds NaN/inf (the message names the first offending row and column).
+        empty, or holds NaN/inf or a missing value (pandas' ``pd.NA``; the message names the
+        first offending row, and its column by label in a table with column names).
     """
     if X is None:
         raise InvalidDataError(f"{name} is None; expected an array of shape (n_samples, n_features).")
@@ -93,7 +94,7 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
         what = "NaN" if np.isnan(bad) else "inf"
         n_bad = int((~finite).sum())
         raise InvalidDataError(
-            f"{name} contains {what} at row {row}, column {col} ({n_bad} non-finite value(s) in "
+            f"{name} contains {what} at {_cell(X, arr, row, col)} ({n_bad} non-finite value(s) in "
             "all); impute or drop those rows first."
         )
     return arr
@@ -117,6 +118,24 @@ def _is_number(value) -> bool:
     return isinstance(value, (numbers.Real, np.bool_))
 
 
+def _is_pandas_na(value) -> bool:
+    """Whether ``value`` is pandas' missing-value marker ``pd.NA`` (without importing pandas)."""
+    kind = type(value)
+    return kind.__name__ == "NAType" and kind.__module__.startswith("pandas")
+
+
+def _is_missing(value) -> bool:
+    """``pd.NA`` or a float NaN: what a nullable pandas column turns a gap into."""
+    return _is_pandas_na(value) or (isinstance(value, float) and math.isnan(value))
+
+
+def _cell(X, arr: np.ndarray, row: int, column: int) -> str:
+    """Where an entry sits: ``row 5, column 'b'`` in a table with column names, else by position."""
+    labels = _column_labels(X, arr.shape[1])
+    where = column if labels is None else repr(labels[column])
+    return f"row {row}, column {where}"
+
+
 def _describe_entry(value) -> tuple[str, str]:
     """What a non-numeric entry is, in words, and its value as shown: ``("text", "'a'")``."""
     shown = _show(value)
@@ -124,6 +143,8 @@ def _describe_entry(value) -> tuple[str, str]:
         shown = shown[:37] + "..."
     if isinstance(value, (str, bytes)):
         return "text", shown
+    if _is_pandas_na(value):
+        return "a missing value", shown
     if value is None:
         return "None", ""
     return f"a value of type {type(value).__name__}", shown
@@ -160,6 +181,14 @@ def _not_numeric_message(X, arr: np.ndarray, name: str) -> str:
     if not bad.any():
         return (f"{name} must be numeric, got dtype object (numbers held as Python objects); "
                 f"pass np.asarray({name}, dtype=float).")
+    if all(_is_pandas_na(value) for value in arr[bad]):
+        # Numbers with gaps (a nullable Int64 / Float64 column): missing data, as NaN is.
+        missing = np.frompyfunc(_is_missing, 1, 1)(arr).astype(bool)
+        row, column = np.argwhere(missing)[0]
+        first = arr[row, column]
+        what = "NaN" if isinstance(first, float) else f"a missing value ({_show(first)})"
+        return (f"{name} contains {what} at {_cell(X, arr, row, column)} ({int(missing.sum())} missing "
+                "value(s) in all); impute or drop those rows first.")
     labels = _column_labels(X, arr.shape[1])
     if labels is None:
         return _first_cell_message(arr, bad, name)

@@ -43,6 +43,7 @@ from ccopt.exceptions import (
     CcoptError,
     DataFormatError,
     InvalidConstraintError,
+    InvalidDataError,
     InvalidParameterError,
     MemoryBudgetError,
 )
@@ -198,7 +199,15 @@ def _sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers like 50,50,50, got {text!r}") from None
     if not values:
         raise argparse.ArgumentTypeError("expected comma-separated integers like 50,50,50")
+    if min(values) <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected positive integers (every cluster holds at least one object), got {text!r}")
     return values
+
+
+def _show_sizes(values: list[int]) -> str:
+    """--sizes as the user writes it."""
+    return ",".join(str(v) for v in values)
 
 
 # ============================================================================ parser
@@ -233,9 +242,17 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
     parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
-                        help="field separator of the CSV files and of the --constraint-matrix file "
-                             "(default ','; e.g. ';' or 'tab'); matrix rows without it may use commas, "
+                        help="field separator of the data files (DATA.csv, --predict) and, unless "
+                             "--constraints-delimiter is given, of the constraints file (default ','; "
+                             "e.g. ';' or 'tab')")
+    parser.add_argument("--constraints-delimiter", type=_delimiter, metavar="CHAR",
+                        help="field separator of the --constraints or --constraint-matrix file "
+                             "(default: that of --delimiter); matrix rows without it may use commas, "
                              "semicolons or whitespace")
+    parser.add_argument("--numeric-header", action="store_true",
+                        help="the column names of the data files are numbers (wavelengths, years); "
+                             "without it a header row of numbers is refused as the first object of a "
+                             "file that has no header")
     parser.add_argument("--scale", choices=tuple(_SCALERS), default="none",
                         help="rescale the features before clustering: 'standard' (mean 0, standard "
                              "deviation 1 per feature), 'minmax' (range [0, 1]) or 'none' (default); "
@@ -430,30 +447,159 @@ def _scaler(name: str):
     return getattr(preprocessing, _SCALERS[name])()
 
 
+def _read_data_csv(path: str, label_column: str | None, args):
+    """:func:`ccopt.datasets.load_csv` of a data file, with the command line's rules and words.
+
+    Parameters
+    ----------
+    path : str
+        DATA.csv or the --predict file.
+    label_column : str or None
+    args : argparse.Namespace
+        Read for --delimiter and --numeric-header.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataFormatError
+        Besides load_csv's errors: a header row of numbers without --numeric-header (file and
+        line), and a --label-column missing from a header that seems split by another separator.
+    """
+    from ccopt._validation import separator_hint
+    from ccopt.datasets import _looks_like_data, _read_header, load_csv
+
+    header, line = _read_header(path, args.delimiter)
+    if label_column is not None and label_column not in header and len(header) == 1:
+        # load_csv refuses the header before it reaches the values, where it would give this hint.
+        hint = separator_hint(header[0], args.delimiter)
+        if hint:
+            raise DataFormatError(f"no label column {label_column!r} in header {header}.{hint}",
+                                  path=path, line=line)
+    if not args.numeric_header and _looks_like_data(header):
+        # load_csv only warns about integers (they may be years). Read on, a file without a header
+        # loses its first object and every constraint lands on the object after the one it names,
+        # so the command line, which reads constraints by row, refuses any header of numbers.
+        raise DataFormatError(
+            f"the header row {header[:5]} holds only numbers: the file seems to have no header, and its "
+            "first object would be read as column names (every constraint would then name the object "
+            "after the one meant). Add a header row (e.g. x0,x1,...), or pass --numeric-header if these "
+            "numbers name the columns.", path=path, line=line)
+    # True either way: a header of numbers got here only with --numeric-header, and load_csv's
+    # own warning would advise numeric_header=True, which the command line cannot pass.
+    return load_csv(path, label_column=label_column, delimiter=args.delimiter, numeric_header=True)
+
+
+# The separator hint of ccopt._validation.separator_hint, in a constraints file's error message.
+_SEPARATOR_HINT = re.compile(r"pass delimiter=('[^']*') \(command line: --delimiter '[^']*'\)")
+
+
+@contextlib.contextmanager
+def _constraints_file_errors():
+    """Make the separator hint of a constraints file's error name --constraints-delimiter.
+
+    The library's hint names --delimiter, which also sets the data file's separator: followed
+    for a tab-separated constraints file next to a comma-separated data file, it would break
+    reading the data file.
+    """
+    try:
+        yield
+    except CcoptError as exc:
+        text = str(exc)
+        new = _SEPARATOR_HINT.sub(
+            lambda m: "pass --constraints-delimiter " + ("tab" if m.group(1) == repr("\t") else m.group(1)), text)
+        if new != text:
+            exc.args = (new,)  # the same exception, path and line: only the advice changes
+        raise
+
+
+def _check_feature_range(X, args) -> None:
+    """The library's checks of the magnitude of the features, said with the file and the options.
+
+    The library names the data ``X`` and advises ``X - X.mean(axis=0)``; the command line user
+    has a file and --scale. The checks are those the estimators run on the same ``X``, so the
+    library's own far-from-origin warning is silenced where they run (see
+    :func:`_said_warnings`).
+    """
+    import numpy as np
+
+    from ccopt._validation import check_distance_range, check_not_vanishing, warn_far_from_origin
+
+    where = args.data if args.scale == "none" else f"{args.data} (after --scale {args.scale})"
+    largest = float(np.abs(X).max())
+    try:
+        check_distance_range(X)
+    except InvalidDataError:
+        raise InvalidDataError(
+            f"{where}: the feature values are too large for squared Euclidean distances in float64 "
+            f"(largest absolute value {largest:.3g}): sums of squared distances over {X.shape[0]} objects "
+            "overflow. Rescale those columns in the file (e.g. to other units), or pass --scale minmax."
+        ) from None
+    try:
+        check_not_vanishing(X)
+    except InvalidDataError:
+        raise InvalidDataError(
+            f"{where}: the feature values are too small for squared Euclidean distances in float64 "
+            f"(largest absolute value {largest:.3g}): they underflow to 0. Pass --scale standard or "
+            "--scale minmax, or rescale the columns in the file."
+        ) from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_far_from_origin(X)
+    if caught:
+        mean, variance = X.mean(axis=0), float(X.var(axis=0).sum())
+        offset = float(mean @ mean)
+        advice = ("Centre the columns in the file (no clustering changes under a shift), or pass --scale "
+                  "standard (which also gives every feature standard deviation 1)")
+        if args.scale == "minmax":  # [0, 1] with the values bunched at 1; standard centres them
+            advice = "Pass --scale standard instead (mean 0 per feature)"
+        logger.warning(
+            "%s: the data sit far from the origin for their spread (|mean| %.3g, standard deviation %.3g): "
+            "squared distances lose about %.0f of their 16 digits. %s.", where, offset ** 0.5,
+            variance ** 0.5, np.log10(offset / variance), advice)
+
+
+@contextlib.contextmanager
+def _said_warnings():
+    """Silence the library's warnings that :func:`_check_feature_range` gave in the command
+    line's words (the same check on the same data: it would repeat them, speaking Python)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"X sits far from the origin")
+        yield
+
+
 def _load_inputs(args):
     """The data set (features rescaled by --scale), the constraints bound to it (None when none
     were given) and the fitted scaler (None without --scale)."""
     from ccopt.constraints import Constraints
-    from ccopt.datasets import load_csv
 
-    dataset = load_csv(args.data, label_column=args.label_column, delimiter=args.delimiter)
+    dataset = _read_data_csv(args.data, args.label_column, args)
     _warn_about_non_feature_columns(dataset, args.data)
     scaler = _scaler(args.scale)
     if scaler is not None:
         dataset = dataclasses.replace(dataset, X=scaler.fit_transform(dataset.X))
         logger.info("%s: features rescaled (--scale %s)", args.data, args.scale)
+    _check_feature_range(dataset.X, args)
     n = dataset.n_samples
     if args.n_clusters > n:
         raise InvalidParameterError(
             f"-k {args.n_clusters} is larger than the number of objects: {args.data} has {n} data rows."
         )
     constraints = None
+    if args.constraints_delimiter is not None and args.constraints is None and args.constraint_matrix is None:
+        raise InvalidParameterError("--constraints-delimiter applies to a --constraints or --constraint-matrix "
+                                    "file, and none was given.")
+    delimiter = args.delimiter if args.constraints_delimiter is None else args.constraints_delimiter
     if args.constraints is not None:
-        constraints = Constraints.from_csv(args.constraints, n_samples=n, delimiter=args.delimiter)
+        with _constraints_file_errors():
+            constraints = Constraints.from_csv(args.constraints, n_samples=n, delimiter=delimiter)
     elif args.constraint_matrix is not None:
         # The default ',' keeps the matrix reader's own rule: commas, semicolons or whitespace.
-        separator = None if args.delimiter == "," else args.delimiter
-        matrix = Constraints.from_matrix_file(args.constraint_matrix, delimiter=separator)
+        separator = None if delimiter == "," else delimiter
+        with _constraints_file_errors():
+            matrix = Constraints.from_matrix_file(args.constraint_matrix, delimiter=separator)
         try:
             constraints = matrix.with_n_samples(n)
         except InvalidConstraintError:
@@ -550,7 +696,7 @@ def _run_score(args) -> int:
     options = {name: getattr(args, name) for name in ("criterion", "method", "epsilon", "max_iter", "time_limit",
                                                        "solver", "tau", "score_from")
                if getattr(args, name) is not None}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _said_warnings():
         # Said below as an error: a run stopped before it scored has nothing to print or write.
         warnings.filterwarnings("ignore", message=re.escape(NOT_SCORED))
         result = impact_scores(dataset.X, args.n_clusters, constraints=constraints, random_state=args.seed,
@@ -610,19 +756,21 @@ def _write_labels(path: Path, labels) -> None:
     print(f"wrote {path}")
 
 
-def _load_new_rows(path: str, features: tuple, label_column: str | None, data_path: str, delimiter: str = ","):
+def _load_new_rows(path: str, features: tuple, args):
     """The feature matrix of the --predict file, whose columns must be the training features.
 
-    The label column of the training file may be there or not.
+    The label column of the training file may be there or not; --delimiter and
+    --numeric-header apply as to DATA.csv.
     """
-    from ccopt.datasets import _read_header, load_csv
+    from ccopt.datasets import _read_header
 
-    header, header_line = _read_header(path, delimiter)
+    header, header_line = _read_header(path, args.delimiter)
+    label_column = args.label_column
     labelled = label_column is not None and label_column in header
-    new = load_csv(path, label_column=label_column if labelled else None, delimiter=delimiter)
+    new = _read_data_csv(path, label_column if labelled else None, args)
     if new.feature_names != tuple(features):
         raise DataFormatError(
-            f"the feature columns {list(new.feature_names)} are not those of {data_path} "
+            f"the feature columns {list(new.feature_names)} are not those of {args.data} "
             f"{list(features)} (same names, same order)", path=path, line=header_line)
     return new.X
 
@@ -651,16 +799,25 @@ def _run_cluster(args) -> int:
             f"--algorithm {args.algorithm} needs the target cluster sizes: --sizes N1,N2,... "
             f"({args.n_clusters} integers adding up to the number of objects)."
         )
+    # Checked here, not by the estimator, whose messages name its parameters ("sizes", "X").
+    if "sizes" in params and len(params["sizes"]) != args.n_clusters:
+        raise InvalidParameterError(
+            f"--sizes {_show_sizes(params['sizes'])} gives {len(params['sizes'])} target sizes, but -k is "
+            f"{args.n_clusters}: give one size per cluster.")
     dataset, constraints, scaler = _load_inputs(args)
+    if "sizes" in params and sum(params["sizes"]) != dataset.n_samples:
+        raise InvalidParameterError(
+            f"--sizes {_show_sizes(params['sizes'])} adds up to {sum(params['sizes'])}, but {args.data} has "
+            f"{dataset.n_samples} data rows: the target sizes must add up to the number of objects.")
     # Read before the fit, which may be long: a bad --predict file fails at once.
     new_X = (None if args.predict is None
-             else _load_new_rows(args.predict, dataset.feature_names, args.label_column, args.data,
-                                 args.delimiter))
+             else _load_new_rows(args.predict, dataset.feature_names, args))
     if new_X is not None and scaler is not None:
         new_X = scaler.transform(new_X)
     estimator = make_estimator(args.algorithm, args.n_clusters,
                                **{k: v for k, v in params.items() if k in accepted})
-    estimator.fit(dataset.X, constraints=constraints)
+    with _said_warnings():
+        estimator.fit(dataset.X, constraints=constraints)
     labels = estimator.labels_
     sizes = np.bincount(labels, minlength=args.n_clusters).tolist()
     print(f"algorithm {args.algorithm}: status={estimator.status_} after {estimator.n_iter_} iterations")

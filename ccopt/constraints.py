@@ -227,6 +227,19 @@ def _kind_array(kinds, m: int, row_name: Callable[[int], str]) -> np.ndarray:
     return np.fromiter((_parse_kind(v, row_name(r)) for r, v in enumerate(values)), dtype=np.int8, count=m)
 
 
+def _is_flag(arr: np.ndarray) -> np.ndarray:
+    """Which entries of a non-boolean array are a hard flag: 0 or 1 as integers, or Python/numpy bools.
+
+    Floats (1.0) and strings ("true") are not, as before: only a CSV file spells flags as text.
+    """
+    if np.issubdtype(arr.dtype, np.integer):
+        return np.isin(arr, (0, 1))
+    if arr.dtype == object:
+        return np.fromiter((isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Integral) and v in (0, 1))
+                            for v in arr), dtype=bool, count=arr.size)
+    return np.zeros(arr.shape, dtype=bool)
+
+
 def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int], str]) -> np.ndarray:
     if values is None:
         return np.full(m, default, dtype=dtype)
@@ -234,8 +247,14 @@ def _per_row(values, m: int, name: str, default, dtype, row_name: Callable[[int]
     if arr.shape != (m,):
         raise InvalidConstraintError(f"{name} must have one value per constraint ({m}), got shape {arr.shape}.")
     if dtype is np.bool_:
-        if arr.dtype != np.bool_ and not (np.issubdtype(arr.dtype, np.integer) and np.isin(arr, (0, 1)).all()):
-            raise InvalidConstraintError(f"{name} must be booleans, got dtype {arr.dtype}.")
+        # An empty list (no pairs of this kind) has numpy's default dtype float64: nothing to check.
+        if arr.dtype != np.bool_ and arr.size:
+            bad = np.flatnonzero(~_is_flag(arr))
+            if bad.size:
+                given = arr.tolist()  # Python values, whatever the dtype (object arrays too)
+                rows = [f"{row_name(r)} = {given[r]!r}" for r in bad]
+                raise InvalidConstraintError(
+                    f"{name} must be booleans (True/False or 1/0); bad values in {_listing(rows)}.", rows=bad)
         return arr.astype(np.bool_)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
         raise InvalidConstraintError(f"{name} must be real numbers, got dtype {arr.dtype}.")
@@ -452,6 +471,13 @@ class Constraints:
         n_samples : int, optional
         ml_weights, cl_weights : array-like of float or float, optional
         ml_hard, cl_hard : array-like of bool or bool, optional
+            ``True``/``False`` or the integers 1/0, one per pair (an empty list for no pairs).
+
+        Raises
+        ------
+        InvalidConstraintError
+            A malformed pair, or a weight or hard flag of the wrong count or value (the
+            message names the offending values and their rows, e.g. ``ml[0] = 2``).
         """
         ml_arr = _as_index_pairs(ml, "ml", lambda r: f"ml[{r}]")
         cl_arr = _as_index_pairs(cl, "cl", lambda r: f"cl[{r}]")
@@ -660,8 +686,9 @@ class Constraints:
         path : str or path-like
             UTF-8 CSV file (a byte-order mark is accepted). The header names the columns,
             in any order and any case: ``i``, ``j`` and ``kind`` are required, ``weight``
-            (a number, default 1.0) and ``hard`` (``true``/``false``, ``1``/``0`` or empty
-            for false) optional. ``kind`` also accepts ``must-link``/``cannot-link`` and
+            (a number, default 1.0) and ``hard`` (``true``/``false`` or ``1``/``0``, default
+            false) optional; when a column is there, every row must fill it (an empty
+            ``weight`` or ``hard`` cell is an error, not the default). ``kind`` also accepts ``must-link``/``cannot-link`` and
             ``+1``/``-1``. Blank lines are skipped.
         n_samples : int, optional
             Number of objects; when given, indices are checked to be ``< n_samples``.
@@ -679,7 +706,7 @@ class Constraints:
             An unreadable or empty file, a header without ``i``, ``j``, ``kind``, with a
             repeated column or with a column that seems a misspelt ``weight`` or ``hard``
             (``weigth``), or a bad row (wrong number of fields, non-integer index,
-            unknown kind, non-numeric or negative weight, bad ``hard`` flag, negative or
+            unknown kind, non-numeric, empty or negative weight, bad or empty ``hard`` flag, negative or
             out-of-range index, ``i == j``); ``line`` is set when one row is at fault.
         ConflictingConstraintError
             A pair given both as must-link and as cannot-link; the message names the lines.
@@ -746,9 +773,13 @@ class Constraints:
                     flag = False
                     if "hard" in col:
                         text = fields[col["hard"]].strip().lower()
-                        if text not in ("0", "1", "true", "false", ""):
-                            raise DataFormatError(f"hard must be true/false or 1/0, got {text!r}",
-                                                  path=path, line=line_no)
+                        if text not in ("0", "1", "true", "false"):
+                            # An empty cell is refused as an empty weight is: a flag left out
+                            # by mistake must not turn a hard constraint into a soft one.
+                            hint = "" if text else " (an empty cell is not read as false; write 0 or false)"
+                            raise DataFormatError(
+                                f"hard must be true/false or 1/0, got {fields[col['hard']]!r}{hint}",
+                                path=path, line=line_no)
                         flag = text in ("1", "true")
                     pairs.append((i, j))
                     kinds.append(kind)
@@ -1292,6 +1323,32 @@ class MustLinkClosure:
             Its object indices, increasing.
         """
         return np.flatnonzero(self.component == super_index)
+
+
+def _cannot_links_in_chains(constraints: Constraints) -> np.ndarray:
+    """Positions (in ``constraints``) of the cannot-links whose two ends the must-links tie together.
+
+    What :meth:`MustLinkClosure.from_constraints` refuses, found without raising, for the
+    soft algorithms that run on such sets; every must-link counts, hard or not.
+
+    Parameters
+    ----------
+    constraints : Constraints
+        Bound to ``n_samples``.
+
+    Returns
+    -------
+    ndarray of int64
+        Increasing positions of such cannot-links; empty when there is none.
+    """
+    if not (constraints.n_ml and constraints.n_cl):
+        return np.empty(0, dtype=np.int64)
+    n = constraints.n_samples
+    ml = constraints.ml_pairs
+    graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
+    _, component = csgraph.connected_components(graph, directed=False)
+    ends = component[constraints.cl_pairs]
+    return constraints.cl_indices[ends[:, 0] == ends[:, 1]].astype(np.int64)
 
 
 def _ml_chain(graph: sp.csr_matrix, source: int, target: int) -> list[int]:

@@ -127,7 +127,7 @@ def test_a_file_with_another_separator_is_named_and_read_with_delimiter(data, tm
     assert f"{semi}:2: non-numeric value" in err and hint in err
     assert main(["score", str(with_header), "--constraints", str(csemi), "-k", "2", "-q"]) == 2
     err = capsys.readouterr()[1]
-    assert f"{csemi}:1: header ['i;j;kind'] lacks column(s)" in err and hint in err
+    assert f"{csemi}:1: header ['i;j;kind'] lacks column(s)" in err and "pass --constraints-delimiter ';'." in err
     assert main(["score", str(semi), "--constraints", str(csemi), "-k", "2", "-q", "--delimiter", ";"]) == 0
     assert "2 constraints" in capsys.readouterr()[0]
     assert Constraints.from_csv(csemi, delimiter=";").pairs.tolist() == [[0, 1], [0, 9]]
@@ -193,14 +193,17 @@ def test_the_memory_bound_is_set_and_named_on_the_command_line(data, capsys):
     assert str(info.value).startswith(info.value.summary + " Use a method that needs no dense matrix")
 
 
-def test_a_header_of_integers_is_only_warned_about(tmp_path, capsys):
-    # Years make a real header of numbers: refusing it left no way to read the file.
+def test_a_header_of_integers_is_read_with_numeric_header(tmp_path, capsys):
+    # Years make a real header of numbers: --numeric-header reads it. Without the flag the command
+    # line refuses it, since a file without a header would shift every constraint by one object.
     path = tmp_path / "years.csv"
     path.write_text("1990,2000,2010\n1,2,3\n4,5,6\n7,8,9\n")
-    code = main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q"])
+    assert main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q"]) == 2
+    err = capsys.readouterr()[1]
+    assert "holds only numbers" in err and "--numeric-header" in err
+    code = main(["cluster", str(path), "-k", "2", "--algorithm", "kmeans", "-q", "--numeric-header"])
     out, err = capsys.readouterr()
-    assert code == 0 and "cluster sizes" in out
-    assert err.startswith("ccopt: warning: ") and "holds only numbers" in err
+    assert code == 0 and "cluster sizes" in out and err == ""
 
 
 def test_the_solver_refusal_names_the_criterion_s_methods(data, capsys):

@@ -26,7 +26,7 @@ from ccopt._validation import (
 )
 from ccopt._warnings import warn_user
 from ccopt.cluster._init_centers import squared_distances
-from ccopt.constraints import Constraints, _unread_settings
+from ccopt.constraints import Constraints, _cannot_links_in_chains, _listing, _unread_settings
 from ccopt.exceptions import (
     CcoptWarning,
     ConvergenceWarning,
@@ -165,7 +165,12 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             When ``labels_`` leaves a cluster empty (fewer than ``n_clusters`` clusters).
         CcoptWarning
             From an estimator that does not read them (KMeans, LCC), when a cannot-link is
-            flagged ``hard`` or a constraint has a weight other than 1.
+            flagged ``hard`` or a constraint has a weight other than 1. From a soft
+            algorithm (KMeans, PCKMeans, BHKMeans, PCS), when a cannot-link joins two
+            objects that must-links tie together (a noisy set): no clustering satisfies
+            every constraint, and the fit violates that cannot-link or a must-link of its
+            chain. Hard-constraint algorithms (COPKMeans, MLKMeans, GreedyMLKMeans, LCC)
+            raise :class:`~ccopt.exceptions.InfeasibleConstraintsError` instead.
         """
         names = feature_names(X)
         problem = ClusteringProblem.create(
@@ -179,6 +184,10 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():
             outcome = self._fit(problem, rng, deadline)
+        if not self._requires_feasible_closure:
+            # After the kernel, which may still refuse such a set (a hard cannot-link inside
+            # hard must-links): the warning is for a fit that runs on a contradictory set.
+            _warn_cannot_links_in_chains(type(self).__name__, problem.constraints)
         self._set_fitted(problem, outcome, names)
         return self
 
@@ -352,6 +361,25 @@ def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
             "cannot-link, hard or not. COPKMeans, MLKMeans and GreedyMLKMeans (every constraint "
             "hard), PCKMeans, BHKMeans and PCS honour hard flags; PCKMeans, BHKMeans and PCS use "
             "the weights.", CcoptWarning)
+
+
+def _warn_cannot_links_in_chains(name: str, constraints: Constraints) -> None:
+    """Say how many cannot-links lie inside must-link chains, and which, when a soft algorithm runs on them.
+
+    Such a set contradicts itself (noisy constraints do), so at least one constraint of
+    every such chain-and-cannot-link cycle is violated whatever the labelling.
+    """
+    inside = _cannot_links_in_chains(constraints)
+    if not inside.size:
+        return
+    pairs = [f"({i}, {j}) [{constraints.row_name(p)}]"
+             for p, (i, j) in zip(inside.tolist(), constraints.pairs[inside].tolist(), strict=True)]
+    warn_user(
+        f"{name}: {inside.size} of the {constraints.n_cl} cannot-link(s) lie inside must-link chains "
+        f"(their two objects are tied together by must-links): {_listing(pairs)}. No clustering "
+        "satisfies every constraint; the fit violates each such cannot-link or at least one "
+        "must-link of its chain (n_violations_ counts them). Remove the contradicting pairs if "
+        "the set should be consistent.", CcoptWarning)
 
 
 def _warn_empty_clusters(name: str, problem: ClusteringProblem, labels: np.ndarray) -> None:

@@ -15,9 +15,10 @@ described in Wagstaff et al. and in Sec. 2 of Ganji et al. 2016:
 
 A dead end abandons the run; the next restart draws a new order and new seeds. If all
 ``n_init`` restarts end in a dead end, :class:`~ccopt.exceptions.ClusteringDeadEndError`
-names the object that was stuck and the constraints blocking each cluster — unless
-:func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
-constraints, in which case :class:`~ccopt.exceptions.InfeasibleConstraintsError` (with the
+names the object that was stuck and the constraints blocking each cluster, and says whether
+a labelling satisfying them exists — unless :func:`~ccopt.constraints.check_feasibility` or
+the bounded complete search of :func:`ccopt._dead_end.feasibility_note` proves that none
+does, in which case :class:`~ccopt.exceptions.InfeasibleConstraintsError` (with the
 certificate) is raised instead. A labelling that violates a constraint is never returned.
 
 Readings chosen:
@@ -42,6 +43,7 @@ import logging
 
 import numpy as np
 
+from ccopt._dead_end import feasibility_note
 from ccopt._progress import progress_bar
 from ccopt._threads import single_blas_thread
 from ccopt._timing import Deadline
@@ -59,7 +61,7 @@ from ccopt.cluster._kmeans import (
     _weighted_cost,
     _within_scatter,
 )
-from ccopt.constraints import Constraints, MustLinkClosure, check_feasibility
+from ccopt.constraints import Constraints, MustLinkClosure
 from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
@@ -262,50 +264,25 @@ def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead
 
 
 def dead_end_error(problem: ClusteringProblem, hard: Constraints, closure: MustLinkClosure, dead: _DeadEnd,
-                   n_tried: int, timed_out: bool, *, algorithm: str, advice: str) -> ClusteringDeadEndError:
+                   n_tried: int, timed_out: bool, *, algorithm: str, advice: str,
+                   deadline: Deadline | None = None) -> ClusteringDeadEndError:
     """The error when every run ended in a dead end, saying whether a labelling exists.
 
-    ``hard`` are the constraints that can block an object (all of them for COP-kmeans).
+    ``hard`` are the constraints that can block an object (all of them for COP-kmeans);
+    ``deadline`` (the fit's) bounds the complete search of
+    :func:`ccopt._dead_end.feasibility_note`.
 
     Raises
     ------
     InfeasibleConstraintsError
-        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies
+        :func:`ccopt._dead_end.feasibility_note` proves that no labelling satisfies
         ``hard``: no further run could succeed, so the dead end is not the error to report.
     """
     message = _dead_end_message(problem, closure, dead, n_tried, timed_out, algorithm)
-    return ClusteringDeadEndError(f"{message} {feasibility_note(hard, problem.n_clusters)} {advice}")
-
-
-def feasibility_note(hard: Constraints, n_clusters: int) -> str:
-    """What :func:`~ccopt.constraints.check_feasibility` knows of constraints a greedy pass got stuck on.
-
-    Shared by the greedy hard-constrained algorithms (COP-kmeans, PCKmeans and PCS with hard
-    cannot-links, ML-kmeans), so that a dead end on provably infeasible constraints is
-    reported as infeasibility, whichever of them hit it.
-
-    Parameters
-    ----------
-    hard : Constraints
-        The constraints that can block an object, bound to ``n_samples``.
-    n_clusters : int
-
-    Returns
-    -------
-    str
-        One sentence for the dead-end message: the constraints are satisfiable, or whether
-        they are is unknown.
-
-    Raises
-    ------
-    InfeasibleConstraintsError
-        No labelling satisfies ``hard`` (with the certificate): no further run could
-        succeed, so the dead end is not the error to report.
-    """
-    report = check_feasibility(hard, n_clusters)
-    report.raise_if_infeasible()
-    return ("The constraints are satisfiable (a labelling exists); the greedy order failed."
-            if report.status == "feasible" else "Whether any labelling satisfies the constraints is unknown.")
+    if timed_out and deadline is None:
+        deadline = Deadline(0.0)  # the fit's time_limit has run out: no time for the complete search
+    note = feasibility_note(hard, problem.n_clusters, deadline=deadline)
+    return ClusteringDeadEndError(f"{message} {note} {advice}")
 
 
 def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
@@ -346,7 +323,7 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
 
     if best is None:
         raise dead_end_error(problem, problem.constraints, closure, done.last_dead, done.tried, done.timed_out,
-                             algorithm="COP-kmeans",
+                             algorithm="COP-kmeans", deadline=deadline,
                              advice="Try a larger n_init, or LCC / PCKMeans, which never stop on a dead end.")
 
     status = done.status
@@ -387,7 +364,9 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
         constraints).
     InfeasibleConstraintsError
         No labelling satisfies the constraints (cannot-link inside a must-link group, fewer
-        groups than clusters, a cannot-link clique larger than ``k``).
+        groups than clusters, a cannot-link clique larger than ``k``, or, after every restart
+        reached a dead end, no ``k``-colouring of the cannot-links found by the bounded
+        complete search of :func:`ccopt._dead_end.feasibility_note`).
     InvalidDataError
         Given starting centres so large that sums of squared distances overflow float64
         (such data is refused when the problem is created).

@@ -48,7 +48,7 @@ from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
 from ccopt.constraints import ML, Constraints, MustLinkClosure
-from ccopt.exceptions import ConvergenceWarning, InvalidParameterError
+from ccopt.exceptions import CcoptWarning, ConvergenceWarning, InvalidParameterError
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
@@ -399,8 +399,12 @@ class KMeans(ConstrainedClusterer):
     Warns
     -----
     CcoptWarning
-        A cannot-link is flagged ``hard`` or a constraint has a weight other than 1 (both
-        are ignored).
+        Cannot-links are given (KMeans ignores them; the warning says how many and how
+        many ``labels_`` violates), a cannot-link lies inside a must-link chain, or a
+        cannot-link is flagged ``hard`` or a constraint has a weight other than 1 (both are
+        ignored).
+    ConvergenceWarning
+        A run stopped on ``max_iter``, or ``labels_`` leaves a cluster empty.
 
     Examples
     --------
@@ -452,10 +456,30 @@ class KMeans(ConstrainedClusterer):
         if status is Status.ITERATION_LIMIT:
             warn_user(f"KMeans stopped after max_iter={max_iter} iterations before converging; "
                       "increase max_iter or tol.", ConvergenceWarning)
+        labels = closure.expand(best.labels)
+        _warn_ignored_cannot_links(problem.constraints, labels)
         logger.debug("KMeans: best WCSS %.6g after %d iterations (%s)", best_cost, best.n_iter, status)
-        return FitOutcome(labels=closure.expand(best.labels), centers=best.centers,
+        return FitOutcome(labels=labels, centers=best.centers,
                           objective=best_cost, n_iter=best.n_iter, status=status,
                           extra={"n_super_instances": closure.n_super})
+
+
+def _warn_ignored_cannot_links(constraints: Constraints, labels: np.ndarray) -> None:
+    """Say that KMeans, which keeps the must-links only, enforces none of the cannot-links given.
+
+    A pair given more than once counts once, as in ``n_violations_``.
+    """
+    n_cl = constraints.n_cl
+    if not n_cl:
+        return
+    cl = constraints.cl_pairs
+    n_violated = int(np.count_nonzero(labels[cl[:, 0]] == labels[cl[:, 1]]))
+    warn_user(
+        f"KMeans does not enforce cannot-links: it keeps every must-link and ignores the {n_cl} "
+        f"cannot-link(s) given ({n_violated} of them violated by labels_). COPKMeans, MLKMeans and "
+        "GreedyMLKMeans enforce cannot-links as hard constraints; PCKMeans, BHKMeans, PCS and LCC "
+        "penalise violating them; pass only the must-links to KMeans to silence this warning.",
+        CcoptWarning)
 
 
 kmeans = function_twin(KMeans, "kmeans")

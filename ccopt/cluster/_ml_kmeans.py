@@ -59,12 +59,12 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
+from ccopt._dead_end import feasibility_note
 from ccopt._progress import progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_nonnegative, check_positive_int, check_random_state
 from ccopt._warnings import warn_user
 from ccopt.cluster._base import ConstrainedClusterer, FitOutcome, function_twin
-from ccopt.cluster._cop_kmeans import feasibility_note
 from ccopt.cluster._kmeans import _check_init, _partition_key, _weighted_means
 from ccopt.constraints import MustLinkClosure
 from ccopt.exceptions import (
@@ -636,7 +636,8 @@ class _JiaBase(ConstrainedClusterer):
         except ClusteringDeadEndError as exc:
             # A dead end may only be this greedy pass's (or colouring's) failure; when no
             # labelling exists at all, say that instead, with its proof, as COP-kmeans does.
-            note = feasibility_note(problem.constraints, k)  # raises InfeasibleConstraintsError
+            # Raises InfeasibleConstraintsError when the constraints are proven infeasible.
+            note = feasibility_note(problem.constraints, k, deadline=deadline)
             raise ClusteringDeadEndError(f"{exc} {note}") from None
         return FitOutcome(
             labels=best.labels[sup.component],
@@ -713,11 +714,13 @@ class MLKMeans(_JiaBase):
     InfeasibleConstraintsError
         A cannot-link inside a must-link set, fewer must-link sets than ``n_clusters``, a
         cannot-link clique larger than ``n_clusters``, or no labelling found and
-        :func:`~ccopt.constraints.check_feasibility` proves that none exists (e.g.
-        ``n_clusters=1`` with any cannot-link).
+        :func:`~ccopt.constraints.check_feasibility` or the bounded complete search of
+        :func:`ccopt._dead_end.feasibility_note` proves that none exists (e.g.
+        ``n_clusters=1`` with any cannot-link, or an odd wheel of cannot-links with
+        ``n_clusters=3``).
     ClusteringDeadEndError
         Only for cannot-links that are not disjoint sets: no labelling found, though one
-        may exist (the message says whether one is known to).
+        may exist (the message says that one does, or that the search stopped at its bound).
 
     Examples
     --------

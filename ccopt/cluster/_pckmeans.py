@@ -147,8 +147,10 @@ class _PCKModel:
         self.within = float(np.einsum("ij,ij->", within, within))
 
     def dead_end_error(self, problem: ClusteringProblem, dead: _DeadEnd, n_tried: int, timed_out: bool,
-                       algorithm: str) -> ClusteringDeadEndError:
+                       algorithm: str, deadline: Deadline | None = None) -> ClusteringDeadEndError:
         """The error when every run was blocked by hard cannot-links.
+
+        ``deadline`` (the fit's) bounds the complete search that decides whether a labelling exists.
 
         Raises
         ------
@@ -157,7 +159,7 @@ class _PCKModel:
         """
         return dead_end_error(problem, self.hard, self.closure, dead, n_tried, timed_out, algorithm=algorithm,
                               advice="Only hard cannot-links can block an object; make some of them soft "
-                                     "(hard=False) or use more runs (n_init).")
+                                     "(hard=False) or use more runs (n_init).", deadline=deadline)
 
     def objective(self, labels: np.ndarray, centers: np.ndarray) -> float:
         """``J`` of super-instance ``labels`` with ``centers``."""
@@ -457,7 +459,8 @@ default="neighborhoods"
                              deadline, bar)
         best, best_cost = done.best, done.cost
         if best is None:
-            raise model.dead_end_error(problem, done.last_dead, done.tried, done.timed_out, "PCKmeans")
+            raise model.dead_end_error(problem, done.last_dead, done.tried, done.timed_out, "PCKmeans",
+                                       deadline=deadline)
         status = done.status
         if status is Status.ITERATION_LIMIT:
             warn_user(f"PCKmeans stopped after max_iter={max_iter} iterations before its labels "

@@ -450,7 +450,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
         raise NotImplementedError
 
     def _dead_end_error(self, problem, model, dead: _DeadEnd, n_tried: int,
-                        timed_out: bool) -> ClusteringDeadEndError:
+                        deadline: Deadline) -> ClusteringDeadEndError:
         raise NotImplementedError
 
     def _fit(self, problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline) -> FitOutcome:
@@ -470,7 +470,7 @@ class _SizeConstrainedBase(ConstrainedClusterer):
 
         best = _best_run(one_run, runs, self.max_iter, self.progress, self._name, deadline)
         if best is None:
-            raise self._dead_end_error(problem, model, dead_ends[-1], len(dead_ends), deadline.expired())
+            raise self._dead_end_error(problem, model, dead_ends[-1], len(dead_ends), deadline)
         return FitOutcome(labels=best.labels, centers=best.centers, objective=best.objective,
                           n_iter=best.n_iter, status=best.status,
                           extra={"objective_history": list(best.history),
@@ -717,8 +717,8 @@ class PCS(_SizeConstrainedBase):
                         filter_refinement=bool(self.filter_refinement), max_iter=self.max_iter,
                         deadline=deadline, bar=bar)
 
-    def _dead_end_error(self, problem, model, dead, n_tried, timed_out):
-        return model.dead_end_error(problem, dead, n_tried, timed_out, "PCS")
+    def _dead_end_error(self, problem, model, dead, n_tried, deadline):
+        return model.dead_end_error(problem, dead, n_tried, deadline.expired(), "PCS", deadline=deadline)
 
 
 def kmeans_s(X, n_clusters, *, sizes, **params):

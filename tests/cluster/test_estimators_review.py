@@ -144,10 +144,13 @@ def test_estimators_that_ignore_weights_say_so(name, line):
 
 @pytest.mark.parametrize("name", ["KMeans", "LCC"])
 def test_no_warning_when_nothing_is_ignored(name, line, recwarn):
-    # Hard must-links hold in both (they are contracted): nothing to warn about.
+    # Hard must-links hold in both (they are contracted): no hard flag or weight goes unread.
+    # KMeans says only that it does not enforce the cannot-link (LCC does).
     cons = ccopt.Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4)], ml_hard=True, n_samples=6)
     _make(name).fit(line, constraints=cons)
-    assert not [w for w in recwarn if issubclass(w.category, ccopt.CcoptWarning)]
+    messages = [str(w.message) for w in recwarn if issubclass(w.category, ccopt.CcoptWarning)]
+    assert len(messages) == (name == "KMeans")
+    assert all(m.startswith("KMeans does not enforce cannot-links") for m in messages)
 
 
 # ----------------------------------------------------------------------------- ML-kmeans dead ends
@@ -161,10 +164,10 @@ def test_ml_kmeans_reports_proven_infeasibility_not_a_dead_end(name, line):
 
 
 def test_ml_kmeans_dead_end_says_whether_a_labelling_exists():
-    # The Groetzsch graph: not 3-colourable, no 4-clique, so infeasibility is not proven.
+    # The Groetzsch graph: not 3-colourable, no 4-clique; the complete search proves it.
     edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
     X = np.arange(22, dtype=float).reshape(-1, 1)
-    with pytest.raises(ccopt.ClusteringDeadEndError, match=r"needs 4 clusters.*is unknown\.$"):
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"complete search .* found none"):
         _make("MLKMeans", 3).fit(X, cl=edges)
     cycle = [(i, (i + 1) % 5) for i in range(5)]  # with k = 2 an odd cycle is a proof
     with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"cycle of 5 cannot-links"):

@@ -267,11 +267,12 @@ def test_non_clique_cannot_links_handled_where_greedy_dead_ends():
     assert est.n_violations_["total"] == 0
 
 
-def test_uncolourable_general_cannot_links_raise_dead_end():
-    # The Groetzsch graph needs 4 clusters and has no 4-clique: infeasibility is not proven.
+def test_uncolourable_general_cannot_links_are_proven_infeasible():
+    # The Groetzsch graph needs 4 clusters and has no 4-clique: the cheap checks prove nothing,
+    # the complete search after the dead end proves it.
     edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
     X = np.arange(22, dtype=float).reshape(-1, 1)
-    with pytest.raises(ClusteringDeadEndError, match="n_clusters=3"):
+    with pytest.raises(InfeasibleConstraintsError, match="n_clusters=3"):
         MLKMeans(3, random_state=0, progress=False).fit(X, cl=edges)
 
 

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from ccopt.cluster import COPKMeans, PCKMeans
 from ccopt.cluster._cop_kmeans import _CopGraph, _DeadEnd, _greedy_pass
 from ccopt.cluster._pckmeans import _neighbourhood_centers, _PCKModel
-from ccopt.constraints import CL, ML, Constraints
+from ccopt.constraints import CL, ML, Constraints, _cannot_links_in_chains
 from ccopt.exceptions import (
+    CcoptWarning,
     ClusteringDeadEndError,
     ConflictingConstraintError,
     ConvergenceWarning,
@@ -340,7 +341,9 @@ def test_pck_with_zero_penalties_is_lloyd_from_the_same_centres(instance, zero_g
         est = PCKMeans(k, weight=weight, init=start, tol=0.0, random_state=0).fit(X, constraints=cons)
     labels, centers, n_iter = _lloyd(X, start)
     lloyd_leaves_empty = np.unique(labels).size < k
-    assert [w.category for w in caught] == [ConvergenceWarning] * lloyd_leaves_empty
+    # A drawn set may put a cannot-link inside a must-link chain: fit says so (CcoptWarning).
+    contradictory = _cannot_links_in_chains(cons).size > 0
+    assert [w.category for w in caught] == [CcoptWarning] * contradictory + [ConvergenceWarning] * lloyd_leaves_empty
     np.testing.assert_array_equal(est.labels_, labels)
     np.testing.assert_allclose(est.cluster_centers_, centers, rtol=1e-12, atol=1e-12)
     assert est.n_iter_ == n_iter
