@@ -22,7 +22,7 @@ from ccopt.exceptions import (
 from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
-from ._greedy_traps import dead_end_possible
+from ._greedy_traps import dead_end_possible, path_gadgets
 
 
 @st.composite
@@ -64,23 +64,8 @@ def test_never_returns_a_labelling_that_violates_a_constraint(instance):
     assert cons.violations(labels).total == 0
 
 
-def _path_gadgets(n_paths: int):
-    """Feasible for k=2 but a greedy trap: paths a-b-c-d of cannot-links with a and d at the
-    same spot. Whenever a and d are placed before b and c (probability 1/6 per path and
-    restart), a and d share their nearest centre, b must leave it and c has no cluster left.
-    """
-    rng = np.random.default_rng(0)
-    X, cl = [], []
-    for p in range(n_paths):
-        base = 4 * p
-        spot = rng.normal(size=2)
-        X.extend([spot, spot + np.array([3.0, 0.0]), spot + np.array([0.0, 3.0]), spot])
-        cl.extend([(base, base + 1), (base + 1, base + 2), (base + 2, base + 3)])
-    return np.array(X), np.array(cl)
-
-
 def test_feasible_greedy_dead_end_raises_with_object_and_blocking_constraints():
-    X, cl = _path_gadgets(60)
+    X, cl = path_gadgets(60)
     with pytest.raises(ClusteringDeadEndError) as info:
         COPKMeans(2, n_init=4, random_state=0).fit(X, cl=cl)
     message = str(info.value)
@@ -91,7 +76,7 @@ def test_feasible_greedy_dead_end_raises_with_object_and_blocking_constraints():
 
 
 def test_dead_end_message_names_constraints_that_really_block():
-    X, cl = _path_gadgets(60)
+    X, cl = path_gadgets(60)
     cons = Constraints.from_pairs(cl=cl, n_samples=len(X))
     with pytest.raises(ClusteringDeadEndError, match=r"object (\d+) could join") as info:
         COPKMeans(2, n_init=1, random_state=1).fit(X, constraints=cons)

@@ -21,6 +21,8 @@ from ccopt import Constraints
 from ccopt.cluster import PCS, COPKMeans, GreedyMLKMeans, MLKMeans, PCKMeans
 from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
 
+from ._greedy_traps import path_gadgets
+
 # The wheel W5 (hub 0, rim 1..5): an odd rim plus a hub needs 4 clusters, and it has no
 # 4-clique, so check_feasibility's cheap certificates cannot prove it infeasible with k = 3.
 WHEEL = [(0, i) for i in range(1, 6)] + [(i, i % 5 + 1) for i in range(1, 6)]
@@ -65,20 +67,8 @@ def test_groetzsch_cannot_links_are_proven_infeasible_for_ml_kmeans():
         MLKMeans(3, random_state=0, progress=False).fit(X, cl=edges)
 
 
-def _path_gadgets(n_paths: int):
-    """Cannot-link paths a-b-c-d (2-colourable) on which COP-kmeans with k=2 dead-ends."""
-    rng = np.random.default_rng(0)
-    X, cl = [], []
-    for p in range(n_paths):
-        base = 4 * p
-        spot = rng.normal(size=2)
-        X.extend([spot, spot + np.array([3.0, 0.0]), spot + np.array([0.0, 3.0]), spot])
-        cl.extend([(base, base + 1), (base + 1, base + 2), (base + 2, base + 3)])
-    return np.array(X), np.array(cl)
-
-
 def test_feasible_dead_end_says_a_labelling_exists_and_points_to_bh_kmeans():
-    X, cl = _path_gadgets(60)
+    X, cl = path_gadgets(60)
     with pytest.raises(ClusteringDeadEndError) as info:
         COPKMeans(2, n_init=4, random_state=0, progress=False).fit(X, cl=cl)
     message = str(info.value)
@@ -94,7 +84,7 @@ def test_complete_search_finds_the_labelling_when_the_cheap_checks_cannot(monkey
     from ccopt.constraints import FeasibilityReport
 
     monkeypatch.setattr(dead_end, "check_feasibility", lambda hard, k: FeasibilityReport("unknown", "no idea"))
-    X, cl = _path_gadgets(60)
+    X, cl = path_gadgets(60)
     with pytest.raises(ClusteringDeadEndError, match=r"satisfiable \(a labelling exists\): one satisfying every"):
         COPKMeans(2, n_init=4, random_state=0, progress=False).fit(X, cl=cl)
 
