@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ccopt._dead_end import no_colouring_error
 from ccopt._threads import with_single_blas_thread
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
@@ -43,7 +44,6 @@ from ccopt.exceptions import (
     CcoptWarning,
     ClusteringDeadEndError,
     ConvergenceWarning,
-    InfeasibleConstraintsError,
     InvalidParameterError,
 )
 from ccopt.lagrange._medoids import MedoidFinder
@@ -477,12 +477,7 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
         # Algorithm 1 needs the value of a feasible solution for its step; without one the
         # multipliers would become NaN.
         if repaired.infeasible:
-            raise InfeasibleConstraintsError(
-                f"No labelling into n_clusters={k} clusters satisfies the constraints: a complete "
-                "search over the cannot-links between must-link groups found none. Remove or "
-                "revise cannot-links, or raise n_clusters.",
-                certificate=f"no {k}-colouring of the cannot-link graph of the must-link groups",
-            )
+            raise no_colouring_error(k)
         raise ClusteringDeadEndError(
             f"No clustering satisfying the constraints was found to start the subgradient method "
             f"(COP-kmeans: {cop_message}; Algorithm 2: {repaired.message}). The constraints may be "
@@ -583,8 +578,14 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
             if open_medoids.size != k:
                 return None
         cost = distances[:, open_medoids]
-        local = np.argmin(cost, axis=1)
-        result = repair(local, cost, rng, deadline=Deadline(deadline.budget(repair_time_limit)))
+        # Algorithm 2 repairs the lower-bound solution itself ("Run R(x)"), each object in the
+        # cluster of the medoid that serves it; an object at a medoid that is not open (none
+        # of the oracles leaves one) goes to its nearest open medoid.
+        position = np.full(distances.shape[0], -1)
+        position[open_medoids] = np.arange(k)
+        served = position[solution.labels]
+        start = np.where(served >= 0, served, np.argmin(cost, axis=1))
+        result = repair(start, cost, rng, deadline=Deadline(deadline.budget(repair_time_limit)))
         backoff.record(result.feasible)
         if not result.feasible:
             return None

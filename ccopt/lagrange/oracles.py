@@ -37,8 +37,8 @@ class OracleSolution:
     value : float
         ``L(multipliers)`` (or the oracle's estimate of it).
     labels : ndarray of int, shape (n_samples,)
-        A labelling read from the solution (cluster index in ``0..K-1``), the input of the
-        repair routine.
+        A labelling read from the solution, the input of the repair routine: cluster index
+        in ``0..k-1`` for MSSC, the object serving as medoid for k-medoids.
     subgradient : Subgradient
         Row activities of the relaxed pairwise rows at the solution.
     extra_subgradients : dict
@@ -216,9 +216,11 @@ class KMedoidsVoronoiOracle(_LloydTypeOracle):
 
     def solve(self, mult: Multipliers) -> OracleSolution:
         solution = super().solve(mult)
-        # The upper-bounding step repairs around the open medoids; cluster indices 0..k-1
+        # Clusters are named by their medoids, as the other k-medoids oracles name them: the
+        # upper-bounding step repairs around the open medoids, and cluster indices 0..k-1
         # would name objects 0..k-1 instead.
         solution.open_clusters = self.medoids.copy()
+        solution.labels = self.medoids[solution.labels]
         return solution
 
 

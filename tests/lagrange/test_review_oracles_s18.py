@@ -223,11 +223,13 @@ def test_heuristic_values_are_10_at_their_labelling_and_refitted_representatives
         voronoi = KMedoidsVoronoiOracle(d, op, start.copy())
         sol = voronoi.solve(mult)
         assert not sol.is_bound and np.unique(sol.labels).size == k
-        for c in range(k):
-            assert voronoi.medoids[c] == best_member(d, np.flatnonzero(sol.labels == c))[0]
         np.testing.assert_array_equal(sol.open_clusters, voronoi.medoids)
-        x = np.eye(k)[sol.labels]
-        criterion = d[np.arange(n), voronoi.medoids[sol.labels]].sum()
+        clusters = np.argmax(sol.labels[:, None] == voronoi.medoids[None, :], axis=1)
+        np.testing.assert_array_equal(voronoi.medoids[clusters], sol.labels)  # labelled by its medoid
+        for c in range(k):
+            assert voronoi.medoids[c] == best_member(d, np.flatnonzero(clusters == c))[0]
+        x = np.eye(k)[clusters]
+        criterion = d[np.arange(n), sol.labels].sum()
         assert sol.value == pytest.approx(lagrangian_by_loops(criterion, x, cons, mult, eps))
 
 
