@@ -1,12 +1,18 @@
-"""Routes of the impact score that solve Pyomo models through :mod:`ccopt.solvers`.
+"""Routes of the impact score that solve k-medoids programs through :mod:`ccopt.solvers`.
 
 * :class:`KMedoidsModelOracle` — the paper's k-medoids route (Sec. 4.1): the Lagrangian
-  relaxation (10) over the p-median model, with the multipliers as mutable Params, re-solved
-  on a persistent solver every iteration (LP relaxation, ``method="lp"``), or its integer
-  version (``method="exact"``, small instances).
+  relaxation (10) over the p-median model, re-solved with new multipliers every iteration
+  (LP relaxation, ``method="lp"``), or its integer version (``method="exact"``, small
+  instances).
 * :func:`lp_dual_outcome` — the one-shot route (``method="lp-dual"``): the LP relaxation
   of (2)-(5) with the epsilon rows solved once; its row duals are optimal multipliers of
   the LP-relaxed Lagrangian dual (DESIGN.md, "LP duality shortcut").
+
+With the default solver (``highs_matrix``, :data:`ccopt.solvers.DEFAULT_RESOLVE_SOLVER`)
+both build the program as matrices (:class:`ccopt.models.highs_direct.HighsKMedoids`): the
+same rows, columns and coefficients as the Pyomo model, and so the same HiGHS solve, without
+building and compiling the Pyomo model (a third of an ``lp-dual`` run on control, n = 600).
+Any other solver name gets the Pyomo model (:mod:`ccopt.models`), solved by that solver.
 """
 
 from __future__ import annotations
@@ -37,13 +43,59 @@ def _open_medoids(y: np.ndarray, k: int) -> np.ndarray:
     return np.sort(np.argsort(-np.nan_to_num(y, nan=0.0), kind="stable")[:k])
 
 
-class KMedoidsModelOracle:
-    """Solve the Lagrangian relaxation (10) of the p-median k-medoids model with Pyomo.
+def _is_direct(solver: str | None) -> bool:
+    """Whether ``solver`` (None: the default) is the matrix hand-off to HiGHS, which the
+    program built as matrices replaces; every other name gets the Pyomo model."""
+    from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, MATRIX_SOLVER
 
-    The model is built once (:func:`ccopt.models.build_lagrangian_model`); each call sets
-    the multipliers in place (:func:`ccopt.models.set_multipliers`) and re-solves on a
-    :class:`ccopt.solvers.PersistentSolver`, which with HiGHS pushes only the changed costs
-    and warm-starts the LP from the previous basis. The value is the optimal LP objective,
+    return (solver or DEFAULT_RESOLVE_SOLVER) == MATRIX_SOLVER
+
+
+class _DirectLagrangian:
+    """The Lagrangian (10) as :class:`~ccopt.models.highs_direct.HighsKMedoids` matrices,
+    re-solved through the calls the oracle makes to a :class:`ccopt.solvers.PersistentSolver`.
+
+    The multipliers change the costs in one vectorised call (no Params to walk) and HiGHS
+    keeps its basis, so an LP re-solve warm-starts as on the Pyomo route.
+    """
+
+    def __init__(self, problem: ClusteringProblem, epsilon: float, integer: bool, distances: np.ndarray):
+        from ccopt.models.highs_direct import HighsKMedoids
+
+        self.program = HighsKMedoids(problem, epsilon=epsilon, relax=not integer, lagrangian=True,
+                                     distances=distances)
+
+    def set_multipliers(self, mult: Multipliers) -> None:
+        """Put ``mult`` into the costs (one ``changeColsCost`` call)."""
+        self.program.set_multipliers(eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
+
+    def solve(self, *, time_limit: float | None = None, require_solution: bool = True, load: bool = False):
+        """As :meth:`PersistentSolver.solve`; ``load`` is accepted for that reason and has
+        nothing to load: HiGHS keeps the solution, read with :meth:`assignment`."""
+        return self.program.solve(time_limit=time_limit, require_solution=require_solution)
+
+    def assignment(self) -> np.ndarray:
+        """``z[i, j]`` of the last solution, shape (n_samples, n_samples)."""
+        return self.program.assignment()
+
+    def medoid_indicator(self) -> np.ndarray:
+        """``y[j]`` of the last solution, shape (n_samples,)."""
+        return self.program.medoid_indicator()
+
+
+class KMedoidsModelOracle:
+    """Solve the Lagrangian relaxation (10) of the p-median k-medoids model.
+
+    The program is built once; each call sets the multipliers in place and re-solves. With
+    the default ``highs_matrix`` it is built as matrices
+    (:class:`~ccopt.models.highs_direct.HighsKMedoids` with ``lagrangian=True``), whose
+    multipliers change the costs in one call; with any other solver it is the Pyomo model
+    (:func:`ccopt.models.build_lagrangian_model`, multipliers as mutable Params set by
+    :func:`ccopt.models.set_multipliers`) on a :class:`ccopt.solvers.PersistentSolver`.
+    With HiGHS (the matrices, ``highs_matrix`` or ``appsi_highs`` on the Pyomo model) a
+    re-solve gets only the changed costs and warm-starts the LP from the previous basis; the
+    matrices are the Pyomo model's rows, columns and coefficients in the same order, so
+    HiGHS returns the same solutions on both. The value is the optimal LP objective,
     or the MIP's proven dual bound; a solve that proves none (an LP cut short by the time
     limit, a MIP without a dual bound) gives ``-inf``, a trivial bound.
 
@@ -55,9 +107,17 @@ class KMedoidsModelOracle:
     integer : bool
         Binary ``z, y`` (the exact Lagrangian subproblem) instead of the LP relaxation.
     solver : str or None
-        Pyomo solver name (default ``"highs_matrix"``, HiGHS with the matrix hand-off).
+        Pyomo solver name (default ``"highs_matrix"``, HiGHS with the matrix hand-off,
+        which builds the program as matrices; any other name builds the Pyomo model).
     deadline : Deadline
-        Each solve gets the remaining time.
+        Each solve gets the remaining time (setting the multipliers counts against it).
+
+    Attributes
+    ----------
+    model : pyomo.environ.ConcreteModel or None
+        The Pyomo model; None for the program built as matrices.
+    solver : PersistentSolver or object
+        What :meth:`solve` re-solves through (``solve(time_limit=..., load=False)``).
     """
 
     def __init__(self, problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
@@ -65,14 +125,18 @@ class KMedoidsModelOracle:
         from ccopt.models import build_lagrangian_model
         from ccopt.solvers import DEFAULT_RESOLVE_SOLVER, PersistentSolver
 
-        self.model = build_lagrangian_model(problem, base="kmedoids", epsilon=operator.epsilon,
-                                            relax=not integer, distances=distances)
-        self.solver = PersistentSolver(self.model, solver or DEFAULT_RESOLVE_SOLVER)
-        # Read back from the solver each step (PersistentSolver.values): on Iris, writing the
-        # solution into the model's 22,650 variables and reading it out again took longer
-        # than HiGHS's re-solve.
-        self._z = tuple(self.model.z.values())  # (object, medoid) row-major
-        self._y = tuple(self.model.y[j] for j in self.model.J)
+        if _is_direct(solver):
+            self.model = None
+            self.solver = _DirectLagrangian(problem, operator.epsilon, integer, distances)
+        else:
+            self.model = build_lagrangian_model(problem, base="kmedoids", epsilon=operator.epsilon,
+                                                relax=not integer, distances=distances)
+            self.solver = PersistentSolver(self.model, solver or DEFAULT_RESOLVE_SOLVER)
+            # Read back from the solver each step (PersistentSolver.values): on Iris, writing
+            # the solution into the model's 22,650 variables and reading it out again took
+            # longer than HiGHS's re-solve.
+            self._z = tuple(self.model.z.values())  # (object, medoid) row-major
+            self._y = tuple(self.model.y[j] for j in self.model.J)
         self.op = operator
         self.integer = integer
         self.n_clusters = problem.n_clusters
@@ -88,9 +152,13 @@ class KMedoidsModelOracle:
     def solve(self, mult: Multipliers) -> OracleSolution:
         from ccopt.models import set_multipliers
 
-        set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
+        direct = self.model is None
+        if direct:
+            self.solver.set_multipliers(mult)
+        else:
+            set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
         result = self.solver.solve(time_limit=_positive(self.deadline.remaining()), load=False)
-        x = self.solver.values(self._z).reshape(self.op.n_samples, -1)
+        x = self.solver.assignment() if direct else self.solver.values(self._z).reshape(self.op.n_samples, -1)
         if np.isnan(x).any():
             raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
         # Without a proven value: -inf, a trivial bound, so the driver keeps its best proven
@@ -107,9 +175,41 @@ class KMedoidsModelOracle:
             # stops at a feasible point of (10) (ccopt.solvers may even report that point's
             # objective as its bound).
             value = float(result.objective) if result.status is Status.OPTIMAL else -math.inf
-        medoids = _open_medoids(self.solver.values(self._y), self.n_clusters)
+        y = self.solver.medoid_indicator() if direct else self.solver.values(self._y)
+        medoids = _open_medoids(y, self.n_clusters)
         labels = medoids[np.argmax(x[:, medoids], axis=1)]
         return OracleSolution(value, labels, self.op.subgradient(x), is_bound=True, open_clusters=medoids)
+
+
+def _direct_lp_duals(problem: ClusteringProblem, epsilon: float, distances: np.ndarray, deadline: Deadline):
+    """:func:`ccopt.models.solve_lp_duals` on the program built as matrices, for ``highs_matrix``.
+
+    The same LP, so the same HiGHS solve, objective, duals and solution, without the Pyomo
+    model (whose build and compilation took 1.9 s and 2.0 s of a 14.6 s run on control,
+    n = 600). The time limit
+    is read after the build, so the build counts against the deadline (on the Pyomo route
+    only the compilation does).
+
+    Returns
+    -------
+    LPDuals
+
+    Raises
+    ------
+    SolverError
+        As :func:`ccopt.models.solve_lp_duals`: no solution, or not solved to optimality.
+    """
+    from ccopt.models.duals import LPDuals
+    from ccopt.models.highs_direct import HighsKMedoids
+    from ccopt.solvers import MATRIX_SOLVER, check_solver
+
+    check_solver(MATRIX_SOLVER)  # a missing highspy is named before the n^2 columns are built
+    program = HighsKMedoids(problem, pairwise="epsilon", epsilon=epsilon, relax=True, distances=distances)
+    result = program.solve(time_limit=_positive(deadline.remaining()))
+    if result.status is not Status.OPTIMAL:
+        raise SolverError(f"The LP relaxation was not solved to optimality (status {result.status}); "
+                          "its duals are not multipliers of (11). Raise the time limit.")
+    return LPDuals(program.pairwise_duals(), float(result.objective), program.assignment(), result)
 
 
 def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, distances: np.ndarray, *,
@@ -123,8 +223,11 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
     operator : PairwiseOperator
     distances : ndarray of shape (n_samples, n_samples)
     solver : str or None
-        An LP solver that returns duals; default ``"highs_matrix"``, the fastest hand-off.
+        An LP solver that returns duals; default ``"highs_matrix"``, the fastest hand-off,
+        which builds the LP as matrices (:class:`~ccopt.models.highs_direct.HighsKMedoids`);
+        any other name solves the Pyomo model (:func:`ccopt.models.solve_lp_duals`).
     deadline : Deadline
+        The LP solve gets the remaining time; with ``highs_matrix`` after the LP is built.
     upper_bound : callable
         The repair routine applied to the LP solution.
     initial_upper : float
@@ -155,8 +258,11 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
 
     start = time.perf_counter()
     try:
-        lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
-                            distances=distances, time_limit=_positive(deadline.remaining()))
+        if _is_direct(solver):
+            lp = _direct_lp_duals(problem, operator.epsilon, distances, deadline)
+        else:
+            lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
+                                distances=distances, time_limit=_positive(deadline.remaining()))
     except SolverError:
         # The solver had the remaining time, so a stop on it leaves the deadline expired;
         # impact_scores promises the best result so far, marked time_limit, not an error.

@@ -88,7 +88,7 @@ def test_lp_dual_out_of_time_returns_the_start_marked_time_limit(monkeypatch):
     X, ml, cl = _blobs()
     with pytest.warns(ConvergenceWarning, match="The scores were not computed"):
         res = ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp-dual", time_limit=0.5, random_state=0,
-                                  progress=False)
+                                  solver="appsi_highs", progress=False)  # the Pyomo route
     assert res.status == "time_limit" and res.n_iter == 0 and len(res.history) == 0 and not res.scored
     assert res.lower_bound == -np.inf
     assert np.all(res.scores == 0) and not res.predicted_erroneous.any()
@@ -103,4 +103,5 @@ def test_lp_dual_solver_failure_within_the_time_limit_is_still_an_error(monkeypa
     monkeypatch.setattr(ccopt.models, "solve_lp_duals", fails)
     X, ml, cl = _blobs()
     with pytest.raises(SolverError, match="status error"):
-        ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp-dual", time_limit=60.0, random_state=0, progress=False)
+        ccopt.impact_scores(X, 3, ml=ml, cl=cl, method="lp-dual", time_limit=60.0, random_state=0,
+                            solver="appsi_highs", progress=False)  # the Pyomo route
