@@ -97,3 +97,10 @@ def test_the_docstring_says_an_empty_cell_is_an_error():
     doc = " ".join(Constraints.from_csv.__doc__.split())
     assert "an empty ``weight`` or ``hard`` cell is an error" in doc
     assert "or empty for false" not in doc
+
+
+@pytest.mark.parametrize("flags", [np.array([True, 1], dtype=object), np.array([np.True_, 0], dtype=object)])
+def test_flags_of_an_object_array_are_read_one_by_one(flags):
+    # A column with a missing value turned into object dtype: each entry is a bool or 0/1.
+    cons = Constraints.from_pairs(ml=[(0, 1), (2, 3)], ml_hard=flags)
+    assert cons.hard.tolist() == [bool(f) for f in flags]

@@ -1,3 +1,4 @@
+import dataclasses
 import warnings
 
 import numpy as np
@@ -7,6 +8,7 @@ from scipy.spatial.distance import cdist
 
 import ccopt
 from ccopt import Constraints, InvalidParameterError, MemoryBudgetError, Status
+from ccopt.lagrange.multipliers import Multipliers
 
 from ._brute import constrained_optimum, kmedoids_cost, tiny_instances, wcss
 
@@ -214,3 +216,14 @@ def test_result_table_and_csv(tmp_path):
     assert rows[0] == "i,j,kind,score,normalized_score,predicted_erroneous,erroneous"
     assert len(rows) == 4
     assert "F1" in res.summary()
+
+
+def test_the_set_score_adds_up_the_reported_scores_not_the_multipliers():
+    X, y = _separated_blobs()
+    with pytest.warns(ccopt.DuplicateConstraintWarning):
+        cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
+    res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False)
+    assert res.set_score < 0
+    # With other multipliers beside them the reported scores still make the set score.
+    other = dataclasses.replace(res, multipliers=Multipliers.zeros(cons.n_cl, cons.n_ml, 3))
+    assert other.set_score == res.set_score == res.scores[[0, 1, 2]].sum()
