@@ -219,7 +219,7 @@ def test_result_table_and_csv(tmp_path):
 
 
 def test_the_set_score_adds_up_the_reported_scores_not_the_multipliers():
-    X, y = _separated_blobs()
+    X, _ = _separated_blobs()
     with pytest.warns(ccopt.DuplicateConstraintWarning):
         cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
     res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False)
