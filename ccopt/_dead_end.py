@@ -50,7 +50,7 @@ def no_colouring_error(n_clusters: int) -> InfeasibleConstraintsError:
 
 
 def feasibility_note(hard: Constraints, n_clusters: int, *, deadline: Deadline | None = None,
-                     time_cap: float = 10.0, max_search_nodes: int = 200_000) -> str:
+                     time_cap: float = 10.0, max_search_nodes: int = 200_000, search: bool = True) -> str:
     """Whether a labelling satisfies the constraints a greedy pass got stuck on.
 
     Parameters
@@ -65,6 +65,9 @@ def feasibility_note(hard: Constraints, n_clusters: int, *, deadline: Deadline |
         Seconds the complete search may take at most.
     max_search_nodes : int, default=200000
         Bound on the nodes of the complete search.
+    search : bool, default=True
+        False: only the cheap checks, for a caller that searches itself (the impact score's
+        feasible start repairs with the same search) and would pay for it twice.
 
     Returns
     -------
@@ -84,6 +87,8 @@ def feasibility_note(hard: Constraints, n_clusters: int, *, deadline: Deadline |
     report.raise_if_infeasible()
     if report.status == "feasible":
         return _FEASIBLE
+    if not search:
+        return f"{_UNKNOWN}."
     # check_feasibility found no chain through a cannot-link, so the closure exists.
     closure = hard.closure
     n = closure.component.shape[0]

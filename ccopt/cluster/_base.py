@@ -170,7 +170,8 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
             objects that must-links tie together (a noisy set): no clustering satisfies
             every constraint, and the fit violates that cannot-link or a must-link of its
             chain. Hard-constraint algorithms (COPKMeans, MLKMeans, GreedyMLKMeans, LCC)
-            raise :class:`~ccopt.exceptions.InfeasibleConstraintsError` instead.
+            raise :class:`~ccopt.exceptions.InfeasibleConstraintsError` instead, and so do
+            the soft ones when the cannot-link and the must-links of its chain are all hard.
         """
         names = feature_names(X)
         problem = ClusteringProblem.create(

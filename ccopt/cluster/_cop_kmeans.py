@@ -265,12 +265,12 @@ def _dead_end_message(problem: ClusteringProblem, closure: MustLinkClosure, dead
 
 def dead_end_error(problem: ClusteringProblem, hard: Constraints, closure: MustLinkClosure, dead: _DeadEnd,
                    n_tried: int, timed_out: bool, *, algorithm: str, advice: str,
-                   deadline: Deadline | None = None) -> ClusteringDeadEndError:
+                   deadline: Deadline | None = None, complete_search: bool = True) -> ClusteringDeadEndError:
     """The error when every run ended in a dead end, saying whether a labelling exists.
 
     ``hard`` are the constraints that can block an object (all of them for COP-kmeans);
     ``deadline`` (the fit's) bounds the complete search of
-    :func:`ccopt._dead_end.feasibility_note`.
+    :func:`ccopt._dead_end.feasibility_note`, which ``complete_search=False`` skips.
 
     Raises
     ------
@@ -281,20 +281,23 @@ def dead_end_error(problem: ClusteringProblem, hard: Constraints, closure: MustL
     message = _dead_end_message(problem, closure, dead, n_tried, timed_out, algorithm)
     if timed_out and deadline is None:
         deadline = Deadline(0.0)  # the fit's time_limit has run out: no time for the complete search
-    note = feasibility_note(hard, problem.n_clusters, deadline=deadline)
+    note = feasibility_note(hard, problem.n_clusters, deadline=deadline, search=complete_search)
     return ClusteringDeadEndError(f"{message} {note} {advice}")
 
 
 def _cop_kmeans(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
-                init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
+                init, n_init: int, max_iter: int, tol: float, progress=False,
+                complete_search: bool = True) -> FitOutcome:
     """COP-kmeans on a validated problem (kernel of :class:`COPKMeans` and :func:`cop_kmeans_problem`)."""
     with single_blas_thread():
         return _cop_kmeans_restarts(problem, rng, deadline, init=init, n_init=n_init,
-                                    max_iter=max_iter, tol=tol, progress=progress)
+                                    max_iter=max_iter, tol=tol, progress=progress,
+                                    complete_search=complete_search)
 
 
 def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, deadline: Deadline, *,
-                         init, n_init: int, max_iter: int, tol: float, progress=False) -> FitOutcome:
+                         init, n_init: int, max_iter: int, tol: float, progress=False,
+                         complete_search: bool = True) -> FitOutcome:
     k = problem.n_clusters
     closure = problem.closure
     check_n_clusters(k, problem.n_samples, n_super_instances=closure.n_super)
@@ -323,7 +326,7 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
 
     if best is None:
         raise dead_end_error(problem, problem.constraints, closure, done.last_dead, done.tried, done.timed_out,
-                             algorithm="COP-kmeans", deadline=deadline,
+                             algorithm="COP-kmeans", deadline=deadline, complete_search=complete_search,
                              advice="Try a larger n_init, or LCC / PCKMeans, which never stop on a dead end.")
 
     status = done.status
@@ -336,11 +339,13 @@ def _cop_kmeans_restarts(problem: ClusteringProblem, rng: np.random.Generator, d
 
 def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline | None = None, *,
                        n_init: int = 10, max_iter: int = 300, tol: float = 1e-4,
-                       init="k-means++") -> np.ndarray:
+                       init="k-means++", complete_search: bool = False) -> np.ndarray:
     """COP-kmeans on a validated problem: a labelling that satisfies every constraint.
 
     The entry point for drivers that need a feasible starting solution (e.g. the
-    impact-score subgradient method).
+    impact-score subgradient method). Such drivers fall back on a repair of their own after
+    a dead end, so by default the dead end is reported without the complete search that
+    :class:`COPKMeans` runs (up to 10 s).
 
     Parameters
     ----------
@@ -352,6 +357,10 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
     max_iter : int, default=300
     tol : float, default=1e-4
     init : {"k-means++"} or ndarray of shape (n_clusters, n_features), default="k-means++"
+    complete_search : bool, default=False
+        After every restart reached a dead end, decide with the bounded complete search of
+        :func:`ccopt._dead_end.feasibility_note` whether a labelling exists (as
+        :class:`COPKMeans` does) instead of the cheap checks alone.
 
     Returns
     -------
@@ -364,9 +373,9 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
         constraints).
     InfeasibleConstraintsError
         No labelling satisfies the constraints (cannot-link inside a must-link group, fewer
-        groups than clusters, a cannot-link clique larger than ``k``, or, after every restart
-        reached a dead end, no ``k``-colouring of the cannot-links found by the bounded
-        complete search of :func:`ccopt._dead_end.feasibility_note`).
+        groups than clusters, a cannot-link clique larger than ``k``, or, with
+        ``complete_search=True`` after every restart reached a dead end, no ``k``-colouring of
+        the cannot-links found by the bounded complete search).
     InvalidDataError
         Given starting centres so large that sums of squared distances overflow float64
         (such data is refused when the problem is created).
@@ -376,7 +385,8 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
     init = _check_init(init, ("k-means++",), problem)
     outcome = _cop_kmeans(problem, rng, deadline, init=init,
                           n_init=check_positive_int(n_init, "n_init"),
-                          max_iter=check_positive_int(max_iter, "max_iter"), tol=_check_tol(tol))
+                          max_iter=check_positive_int(max_iter, "max_iter"), tol=_check_tol(tol),
+                          complete_search=bool(complete_search))
     return outcome.labels
 
 

@@ -402,8 +402,9 @@ default="neighborhoods"
     InfeasibleConstraintsError
         A hard cannot-link joins two objects tied by hard must-links, the hard must-links
         leave fewer groups than clusters, or every run was blocked and
-        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
-        hard constraints.
+        :func:`~ccopt.constraints.check_feasibility` or the bounded complete search that
+        follows it (:mod:`ccopt._dead_end`, at most 10 s or the rest of ``time_limit``)
+        proves that no labelling satisfies the hard constraints.
     InvalidParameterError
         A bad parameter, or ``weight`` times the soft constraint weights so large that the
         penalties overflow float64.

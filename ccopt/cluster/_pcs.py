@@ -667,8 +667,9 @@ class PCS(_SizeConstrainedBase):
         soft constraint weights so large that the penalties overflow float64.
     InfeasibleConstraintsError
         A hard cannot-link inside a group of hard must-links, or every run was blocked and
-        :func:`~ccopt.constraints.check_feasibility` proves that no labelling satisfies the
-        hard constraints.
+        :func:`~ccopt.constraints.check_feasibility` or the bounded complete search that
+        follows it (:mod:`ccopt._dead_end`, at most 10 s or the rest of ``time_limit``)
+        proves that no labelling satisfies the hard constraints.
     ClusteringDeadEndError
         Hard cannot-links blocked every pass of every run (only constraints flagged
         ``hard`` can); a blocked run is followed by the next of the ``n_init`` runs.
