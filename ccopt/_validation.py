@@ -387,6 +387,17 @@ def check_not_vanishing(X: np.ndarray, name: str = "X") -> None:
 _FAR_FROM_ORIGIN = 1e8
 
 
+def origin_offset(X: np.ndarray) -> tuple[float, float] | None:
+    """``(|mean|^2, total variance)`` of ``X`` when it sits far enough from the origin, for its
+    spread, to blur squared distances (see :func:`warn_far_from_origin`); None otherwise."""
+    if X.shape[0] < 2:
+        return None
+    mean = X.mean(axis=0)
+    variance = float(X.var(axis=0).sum())
+    offset = float(mean @ mean)
+    return (offset, variance) if variance > 0 and offset > _FAR_FROM_ORIGIN * variance else None
+
+
 def warn_far_from_origin(X: np.ndarray, name: str = "X") -> None:
     """Warn when the points sit so far from the origin, for their spread, that distances blur.
 
@@ -402,12 +413,9 @@ def warn_far_from_origin(X: np.ndarray, name: str = "X") -> None:
         Finite data (as :func:`check_data` returns them).
     name : str, default="X"
     """
-    if X.shape[0] < 2:
-        return
-    mean = X.mean(axis=0)
-    variance = float(X.var(axis=0).sum())
-    offset = float(mean @ mean)
-    if variance > 0 and offset > _FAR_FROM_ORIGIN * variance:
+    far = origin_offset(X)
+    if far is not None:
+        offset, variance = far
         warn_user(
             f"{name} sits far from the origin for its spread (|mean| {offset ** 0.5:.3g}, standard "
             f"deviation {variance ** 0.5:.3g}): squared distances lose about "

@@ -525,7 +525,7 @@ def _check_feature_range(X, args) -> None:
     """
     import numpy as np
 
-    from ccopt._validation import check_distance_range, check_not_vanishing, warn_far_from_origin
+    from ccopt._validation import check_distance_range, check_not_vanishing, origin_offset
 
     where = args.data if args.scale == "none" else f"{args.data} (after --scale {args.scale})"
     largest = float(np.abs(X).max())
@@ -545,12 +545,9 @@ def _check_feature_range(X, args) -> None:
             f"(largest absolute value {largest:.3g}): they underflow to 0. Pass --scale standard or "
             "--scale minmax, or rescale the columns in the file."
         ) from None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        warn_far_from_origin(X)
-    if caught:
-        mean, variance = X.mean(axis=0), float(X.var(axis=0).sum())
-        offset = float(mean @ mean)
+    far = origin_offset(X)
+    if far is not None:
+        offset, variance = far
         advice = ("Centre the columns in the file (no clustering changes under a shift), or pass --scale "
                   "standard (which also gives every feature standard deviation 1)")
         if args.scale == "minmax":  # [0, 1] with the values bunched at 1; standard centres them

@@ -1231,9 +1231,7 @@ class MustLinkClosure:
             is the must-link chain between them.
         """
         n = constraints.n_samples
-        ml = constraints.ml_pairs
-        graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
-        _, raw = csgraph.connected_components(graph, directed=False)
+        graph, raw = _must_link_components(constraints)
         # Renumber components by their smallest member so the numbering is canonical.
         first_member = np.full(raw.max() + 1 if n else 0, n, dtype=np.int64)
         np.minimum.at(first_member, raw, np.arange(n))
@@ -1241,10 +1239,9 @@ class MustLinkClosure:
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         component = rank[raw].astype(np.int64)
-        cl_super = component[constraints.cl_pairs] if constraints.n_cl else np.empty((0, 2), dtype=np.int64)
-        inside = np.flatnonzero(cl_super[:, 0] == cl_super[:, 1]) if len(cl_super) else np.empty(0, int)
+        inside = _inside_chains(constraints, raw)
         if inside.size:
-            position = constraints.cl_indices[inside[0]]
+            position = inside[0]
             i, j = (int(v) for v in constraints.pairs[position])
             chain = _ml_chain(graph, i, j)
             raise InfeasibleConstraintsError(
@@ -1254,6 +1251,7 @@ class MustLinkClosure:
                 + ". Remove the cannot-link or one must-link of the chain.",
                 certificate=chain,
             )
+        cl_super = component[constraints.cl_pairs] if constraints.n_cl else np.empty((0, 2), dtype=np.int64)
         sizes = np.bincount(component, minlength=int(component.max()) + 1 if n else 0).astype(np.int64)
         for a in (component, sizes, cl_super):
             a.setflags(write=False)
@@ -1325,6 +1323,21 @@ class MustLinkClosure:
         return np.flatnonzero(self.component == super_index)
 
 
+def _must_link_components(constraints: Constraints) -> tuple[sp.csr_matrix, np.ndarray]:
+    """The must-link graph of ``constraints`` (bound to ``n_samples``) and each object's component."""
+    n = constraints.n_samples
+    ml = constraints.ml_pairs
+    graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
+    return graph, csgraph.connected_components(graph, directed=False)[1]
+
+
+def _inside_chains(constraints: Constraints, component: np.ndarray) -> np.ndarray:
+    """Positions (in ``constraints``, increasing) of the cannot-links both of whose objects lie in
+    one must-link component."""
+    ends = component[constraints.cl_pairs]
+    return constraints.cl_indices[ends[:, 0] == ends[:, 1]].astype(np.int64)
+
+
 def _cannot_links_in_chains(constraints: Constraints) -> np.ndarray:
     """Positions (in ``constraints``) of the cannot-links whose two ends the must-links tie together.
 
@@ -1343,12 +1356,7 @@ def _cannot_links_in_chains(constraints: Constraints) -> np.ndarray:
     """
     if not (constraints.n_ml and constraints.n_cl):
         return np.empty(0, dtype=np.int64)
-    n = constraints.n_samples
-    ml = constraints.ml_pairs
-    graph = sp.coo_matrix((np.ones(ml.shape[0]), (ml[:, 0], ml[:, 1])), shape=(n, n)).tocsr()
-    _, component = csgraph.connected_components(graph, directed=False)
-    ends = component[constraints.cl_pairs]
-    return constraints.cl_indices[ends[:, 0] == ends[:, 1]].astype(np.int64)
+    return _inside_chains(constraints, _must_link_components(constraints)[1])
 
 
 def _ml_chain(graph: sp.csr_matrix, source: int, target: int) -> list[int]:

@@ -472,8 +472,7 @@ def _warn_ignored_cannot_links(constraints: Constraints, labels: np.ndarray) -> 
     n_cl = constraints.n_cl
     if not n_cl:
         return
-    cl = constraints.cl_pairs
-    n_violated = int(np.count_nonzero(labels[cl[:, 0]] == labels[cl[:, 1]]))
+    n_violated = constraints.violations(labels).n_cl
     warn_user(
         f"KMeans does not enforce cannot-links: it keeps every must-link and ignores the {n_cl} "
         f"cannot-link(s) given ({n_violated} of them violated by labels_). COPKMeans, MLKMeans and "

@@ -584,7 +584,7 @@ def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline
         position = np.full(distances.shape[0], -1)
         position[open_medoids] = np.arange(k)
         served = position[solution.labels]
-        start = np.where(served >= 0, served, np.argmin(cost, axis=1))
+        start = served if served.min() >= 0 else np.where(served >= 0, served, np.argmin(cost, axis=1))
         result = repair(start, cost, rng, deadline=Deadline(deadline.budget(repair_time_limit)))
         backoff.record(result.feasible)
         if not result.feasible:

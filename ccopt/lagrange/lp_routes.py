@@ -199,16 +199,14 @@ def _direct_lp_duals(problem: ClusteringProblem, epsilon: float, distances: np.n
     SolverError
         As :func:`ccopt.models.solve_lp_duals`: no solution, or not solved to optimality.
     """
-    from ccopt.models.duals import LPDuals
+    from ccopt.models.duals import LPDuals, _require_optimal_lp
     from ccopt.models.highs_direct import HighsKMedoids
     from ccopt.solvers import MATRIX_SOLVER, check_solver
 
     check_solver(MATRIX_SOLVER)  # a missing highspy is named before the n^2 columns are built
     program = HighsKMedoids(problem, pairwise="epsilon", epsilon=epsilon, relax=True, distances=distances)
     result = program.solve(time_limit=_positive(deadline.remaining()))
-    if result.status is not Status.OPTIMAL:
-        raise SolverError(f"The LP relaxation was not solved to optimality (status {result.status}); "
-                          "its duals are not multipliers of (11). Raise the time limit.")
+    _require_optimal_lp(result)
     return LPDuals(program.pairwise_duals(), float(result.objective), program.assignment(), result)
 
 

@@ -212,6 +212,19 @@ class LPDuals:
         return self.duals.scores
 
 
+def _require_optimal_lp(result) -> None:
+    """Refuse the duals of an LP that was not solved to optimality (they are meaningless).
+
+    Raises
+    ------
+    SolverError
+        ``result.status`` is not optimal.
+    """
+    if result.status is not Status.OPTIMAL:
+        raise SolverError(f"The LP relaxation was not solved to optimality (status {result.status}); "
+                          "its duals are not multipliers of (11). Raise the time limit.")
+
+
 def solve_lp_duals(problem: ClusteringProblem, *, epsilon: float = 0.5, solver: str = DEFAULT_RESOLVE_SOLVER,
                    distances=None, time_limit: float | None = None) -> LPDuals:
     """Solve the k-medoids LP relaxation with the epsilon rows once and read its row duals.
@@ -249,7 +262,5 @@ def solve_lp_duals(problem: ClusteringProblem, *, epsilon: float = 0.5, solver: 
     model = build_kmedoids_model(problem, pairwise="epsilon", epsilon=epsilon, relax=True,
                                  distances=distances)
     result = solve(model, solver, time_limit=time_limit)
-    if result.status is not Status.OPTIMAL:
-        raise SolverError(f"The LP relaxation was not solved to optimality (status {result.status}); "
-                          "its duals are not multipliers of (11). Raise the time limit.")
+    _require_optimal_lp(result)
     return LPDuals(read_pairwise_duals(model), float(result.objective), assignment_matrix(model), result)
