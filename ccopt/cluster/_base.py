@@ -130,6 +130,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     #: either is given, rather than return a labelling the user believes respects them.
     _ignores_hard_and_weights = False
 
+    #: KMeans keeps the must-links and ignores every cannot-link. Its own warning says so and
+    #: counts the hard ones, so fit skips the warnings that would repeat it: hard cannot-links
+    #: not honoured, cannot-links inside must-link chains.
+    _ignores_cannot_links = False
+
     #: Kernels built on thin ``(n, d) x (d, k)`` products run with one BLAS thread (see
     #: :func:`ccopt._threads.single_blas_thread`); solver-driven ones keep the default.
     _single_blas_thread = False
@@ -164,9 +169,10 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         ConvergenceWarning
             When ``labels_`` leaves a cluster empty (fewer than ``n_clusters`` clusters).
         CcoptWarning
-            From an estimator that does not read them (KMeans, LCC), when a cannot-link is
-            flagged ``hard`` or a constraint has a weight other than 1. From a soft
-            algorithm (KMeans, PCKMeans, BHKMeans, PCS), when a cannot-link joins two
+            From an estimator that does not read them, when a constraint has a weight
+            other than 1 (KMeans, LCC) or a cannot-link is flagged ``hard`` (LCC; KMeans'
+            own warning about the cannot-links it ignores counts the hard ones). From a soft
+            algorithm (PCKMeans, BHKMeans, PCS), when a cannot-link joins two
             objects that must-links tie together (a noisy set): no clustering satisfies
             every constraint, and the fit violates that cannot-link or a must-link of its
             chain. Hard-constraint algorithms (COPKMeans, MLKMeans, GreedyMLKMeans, LCC)
@@ -180,12 +186,13 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
         )
         _check_ignored_y(y, problem.n_samples)
         if self._ignores_hard_and_weights:
-            _warn_ignored_hard_and_weights(type(self).__name__, problem.constraints)
+            _warn_ignored_hard_and_weights(type(self).__name__, problem.constraints,
+                                           cannot_links_read=not self._ignores_cannot_links)
         rng = check_random_state(getattr(self, "random_state", None))
         deadline = Deadline(check_time_limit(getattr(self, "time_limit", None)))
         with single_blas_thread() if self._single_blas_thread else nullcontext():
             outcome = self._fit(problem, rng, deadline)
-        if not self._requires_feasible_closure:
+        if not (self._requires_feasible_closure or self._ignores_cannot_links):
             # After the kernel, which may still refuse such a set (a hard cannot-link inside
             # hard must-links): the warning is for a fit that runs on a contradictory set.
             _warn_cannot_links_in_chains(type(self).__name__, problem.constraints)
@@ -349,12 +356,15 @@ def _check_ignored_y(y, n_samples: int) -> None:
         )
 
 
-def _warn_ignored_hard_and_weights(name: str, constraints: Constraints) -> None:
+def _warn_ignored_hard_and_weights(name: str, constraints: Constraints, *, cannot_links_read: bool = True) -> None:
     """Say that hard cannot-links and weights, which estimator ``name`` does not read, change nothing.
 
-    Its must-links always hold, so only the ``hard`` flags of cannot-links go unheeded.
+    Its must-links always hold, so only the ``hard`` flags of cannot-links go unheeded; with
+    ``cannot_links_read=False`` (KMeans) not even those are counted here, since the
+    estimator's own warning about ignored cannot-links names them.
     """
-    unread = _unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=constraints.cl_mask)
+    hard_mask = constraints.cl_mask if cannot_links_read else np.zeros(len(constraints), dtype=bool)
+    unread = _unread_settings(constraints, hard="cannot-link(s) marked hard", hard_mask=hard_mask)
     if unread:
         warn_user(
             f"{name} does not honour hard flags or use per-constraint weights ({unread} "

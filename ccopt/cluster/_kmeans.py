@@ -418,6 +418,7 @@ class KMeans(ConstrainedClusterer):
 
     _single_blas_thread = True
     _ignores_hard_and_weights = True
+    _ignores_cannot_links = True
 
     def __init__(self, n_clusters, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
                  random_state=None, time_limit=None, progress=True):
@@ -467,15 +468,19 @@ class KMeans(ConstrainedClusterer):
 def _warn_ignored_cannot_links(constraints: Constraints, labels: np.ndarray) -> None:
     """Say that KMeans, which keeps the must-links only, enforces none of the cannot-links given.
 
-    A pair given more than once counts once, as in ``n_violations_``.
+    A pair given more than once counts once, as in ``n_violations_``. The count covers the
+    cannot-links marked hard and those inside must-link chains, which fit does not warn about
+    apart.
     """
     n_cl = constraints.n_cl
     if not n_cl:
         return
     n_violated = constraints.violations(labels).n_cl
+    n_hard = int((constraints.hard & constraints.cl_mask).sum())
+    hard = f"; {n_hard} of them marked hard" if n_hard else ""
     warn_user(
         f"KMeans does not enforce cannot-links: it keeps every must-link and ignores the {n_cl} "
-        f"cannot-link(s) given ({n_violated} of them violated by labels_). COPKMeans, MLKMeans and "
+        f"cannot-link(s) given ({n_violated} of them violated by labels_{hard}). COPKMeans, MLKMeans and "
         "GreedyMLKMeans enforce cannot-links as hard constraints; PCKMeans, BHKMeans, PCS and LCC "
         "penalise violating them; pass only the must-links to KMeans to silence this warning.",
         CcoptWarning)

@@ -6,6 +6,8 @@ Each test names the defect it guards against; the instances are tiny.
 from __future__ import annotations
 
 import pickle
+import re
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -124,11 +126,18 @@ def line():
 
 @pytest.mark.parametrize("name", ["KMeans", "LCC"])
 def test_estimators_that_ignore_hard_flags_say_so(name, line):
-    # KMeans and LCC returned a labelling for an infeasible hard set without a word.
+    # KMeans and LCC returned a labelling for an infeasible hard set without a word. KMeans,
+    # which ignores every cannot-link, says so once, counting the hard ones in that warning.
     triangle = ccopt.Constraints.from_pairs(cl=[(0, 2), (2, 4), (0, 4)], cl_hard=True, n_samples=6)
-    with pytest.warns(ccopt.CcoptWarning, match=rf"^{name} does not honour hard flags .*\(3 cannot-link\(s\) "
-                      r"marked hard of 3 constraints\).* PCKMeans, BHKMeans and PCS honour hard flags"):
+    expected = (r"^KMeans does not enforce cannot-links: .*ignores the 3 cannot-link\(s\) given \(\d of them "
+                r"violated by labels_; 3 of them marked hard\)" if name == "KMeans" else
+                r"^LCC does not honour hard flags .*\(3 cannot-link\(s\) marked hard of 3 constraints\).* "
+                r"PCKMeans, BHKMeans and PCS honour hard flags")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         est = _make(name, 2).fit(line, constraints=triangle)
+    messages = [str(w.message) for w in caught if issubclass(w.category, ccopt.CcoptWarning)]
+    assert len(messages) == 1 and re.match(expected, messages[0]), messages
     assert est.labels_.shape == (6,)
     with pytest.raises(ccopt.InfeasibleConstraintsError, match=r"Objects \[0, 2, 4\] pairwise cannot-link"):
         ccopt.COPKMeans(2, random_state=0).fit(line, constraints=triangle)

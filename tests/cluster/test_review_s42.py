@@ -106,7 +106,18 @@ def _make(name):
 SOFT = ["KMeans", "PCKMeans", "BHKMeans", "PCS"]
 
 
-@pytest.mark.parametrize("name", SOFT)
+def test_kmeans_gives_one_warning_for_a_cannot_link_inside_a_must_link_chain():
+    # KMeans ignores every cannot-link, so its own warning (which counts the violated ones)
+    # covers a contradicting one; a second, chain warning would only repeat it.
+    X = _blobs()
+    km, caught = _record(lambda: KMeans(3, random_state=0).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2), (5, 15)]))
+    messages = _messages(caught)
+    assert len(messages) == 1, messages
+    assert "ignores the 2 cannot-link(s) given (1 of them violated by labels_)" in messages[0]
+    assert km.violated_.tolist() == [False, False, True, False]
+
+
+@pytest.mark.parametrize("name", [name for name in SOFT if name != "KMeans"])
 def test_soft_algorithms_warn_of_a_cannot_link_inside_a_must_link_chain(name):
     X = _blobs()
     ml, cl = [(0, 1), (1, 2)], [(0, 2), (5, 15)]
