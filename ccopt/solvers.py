@@ -55,6 +55,7 @@ import functools
 import itertools
 import logging
 import math
+import re
 import shutil
 import signal
 import threading
@@ -571,7 +572,7 @@ def _check_linear(model, name: str, objective_degree: int = 1) -> None:
     """Raise :class:`SolverError` if a row of ``model`` is nonlinear, or its objective of a
     degree above ``objective_degree`` (2 for HiGHS, which solves QPs)."""
     parts = itertools.chain(
-        ((f"The objective {o.name}", o.expr, objective_degree)
+        ((f"Objective {o.name}", o.expr, objective_degree)
          for o in model.component_data_objects(pyo.Objective, active=True, descend_into=True)),
         ((f"Constraint {c.name}", c.body, 1)
          for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)))
@@ -687,11 +688,30 @@ def _require(result: SolveResult, require_solution: bool) -> SolveResult:
             hint = " The model is unbounded."
         elif "unbounded" in termination:  # HiGHS's presolve may not tell which: "infeasible" says too much
             hint = " The model is infeasible or unbounded."
+        elif termination == "other":  # Pyomo could not read a reason from the solver's output
+            hint = (" The solver's reason did not reach Pyomo (GLPK ends an infeasible LP so); run "
+                    "with tee=True to see its log.")
         raise SolverError(
             f"Solver {result.solver!r} returned no solution (termination: {result.termination}, "
             f"status: {result.status}).{hint}"
         )
     return result
+
+
+def _refuse_unknown_cbc_options(log: str | None, given: dict) -> None:
+    """Raise when CBC's log says it ignored an option ("No match for ..."), as HiGHS refuses one.
+
+    CBC goes on without it, so a HiGHS option name (``mip_rel_gap``) meant no gap at all.
+    """
+    # CBC then reads the option's value as a command too: only the names given count.
+    refused = set(re.findall(r"^No match for (\S+)", log or "", flags=re.MULTILINE))
+    unknown = [name for name in given if name in refused]
+    if unknown:
+        raise InvalidParameterError(
+            f"CBC does not know the option(s) {', '.join(map(repr, unknown))} (options given: "
+            f"{given}) and solved without them. CBC's own names: ratioGap (or ratio) for the "
+            "relative MIP gap, seconds (or sec) for the time limit, threads; `cbc -?` lists them. "
+            "SolverOptions' mip_gap, time_limit and threads are translated for every solver.")
 
 
 def _check_finite_entries(matrix, name: str) -> None:
@@ -1374,6 +1394,10 @@ class _CompiledModel:
                           (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
                          shape=(len(self.rows), n_cols))
         col_lower, col_upper = self._column_bounds(self.columns)
+        # Fixed variables were compiled in as constants; refresh_bounds() must recompile when
+        # one of them is freed or fixed at another value.
+        self._fixed = {id(var): (var, var.value) for var in
+                       model.component_data_objects(pyo.Var, active=True, descend_into=True) if var.fixed}
         integer = np.fromiter((var.is_integer() or var.is_binary() for var in self.columns),
                               dtype=bool, count=n_cols)
         if integer.any() and _dual_suffix(model) is not None:
@@ -1426,8 +1450,18 @@ class _CompiledModel:
             self.solver.set_row_bounds(positions, bounds[:, 0], bounds[:, 1])
         return True
 
-    def refresh_bounds(self, variables=None) -> None:
-        """Push the current bounds of ``variables`` (default: every column) to HiGHS."""
+    def refresh_bounds(self, variables=None) -> bool:
+        """Push the current bounds of ``variables`` (default: every column) to HiGHS.
+
+        A fixed variable's bounds are its value. Returns False, pushing nothing, when a
+        variable that was fixed when the model was compiled (and so compiled in as a
+        constant) is now free or fixed at another value: the model must be recompiled.
+        """
+        fixed = self._fixed
+        suspects = fixed.values() if variables is None else (fixed[id(var)] for var in variables
+                                                             if id(var) in fixed)
+        if any(not var.fixed or var.value != value for var, value in suspects):
+            return False
         if variables is None:
             columns = self.columns
             positions = np.arange(len(columns))
@@ -1438,18 +1472,20 @@ class _CompiledModel:
                                     count=len(columns))
         lower, upper = self._column_bounds(columns)
         self.solver.set_col_bounds(positions, lower, upper)
+        return True
 
     @staticmethod
     def _column_bounds(columns) -> tuple[np.ndarray, np.ndarray]:
         lower, upper = np.empty(len(columns)), np.empty(len(columns))
         for position, var in enumerate(columns):
-            lb, ub = var.bounds
+            lb, ub = (var.value, var.value) if var.fixed else var.bounds
             lower[position] = -np.inf if lb is None else lb
             upper[position] = np.inf if ub is None else ub
         return lower, upper
 
     def values(self, variables) -> np.ndarray:
-        """The last solution's values of ``variables``; NaN for a variable without a column.
+        """The last solution's values of ``variables``; NaN for a variable without a column
+        (in no row and not in the objective), its value for a fixed one.
 
         The column positions of a tuple (which cannot change) are kept for later calls with
         the same tuple: the impact score's LP route reads its 22,650 variables on Iris at
@@ -1465,12 +1501,16 @@ class _CompiledModel:
         known = positions >= 0
         values = np.full(positions.shape, np.nan)
         values[known] = self.solver.col_value[positions[known]]
+        for position in np.flatnonzero(~known).tolist():  # compiled in as constants
+            if variables[position].fixed:
+                values[position] = variables[position].value
         return values
 
     def load(self, model) -> None:
         """Copy the last solution (and the row duals, if asked for) into the model."""
         for var, value in zip(self.columns, self.solver.col_value.tolist(), strict=True):
-            var.set_value(value, skip_validation=True)
+            if not var.fixed:  # a fixed column keeps its value, not HiGHS's rounding of it
+                var.set_value(value, skip_validation=True)
         suffix = _dual_suffix(model)
         if suffix is not None:
             suffix.clear()
@@ -1494,8 +1534,8 @@ class PersistentSolver:
     only_params_change : bool, default=True
         Promise that between solves only mutable Param values change (no new variables,
         constraints, bounds or fixed variables), which lets APPSI skip its structural checks
-        and ``highs_matrix`` keep its compiled matrices. Changed variable bounds can be
-        announced with :meth:`bounds_changed`.
+        and ``highs_matrix`` keep its compiled matrices. Changed variable bounds, and
+        variables fixed or freed, can be announced with :meth:`bounds_changed`.
 
     Raises
     ------
@@ -1526,6 +1566,8 @@ class PersistentSolver:
         # Variables whose bounds changed since the last solve: None (none), a dict by id,
         # or _EVERY_VARIABLE.
         self._changed_bounds: dict | object | None = None
+        # With APPSI: ids of the variables fixed at the last solve (see _fixing_changed).
+        self._fixed_ids: set[int] = set()
 
     def bounds_changed(self, variables=None) -> None:
         """Announce that the bounds of ``variables`` (default: any variable) changed.
@@ -1545,6 +1587,19 @@ class PersistentSolver:
         pending = self._changed_bounds if isinstance(self._changed_bounds, dict) else {}
         pending.update((id(var), var) for var in variables)
         self._changed_bounds = pending
+
+    def _note_fixed(self, variables) -> None:
+        """Record which of ``variables`` (None: every variable of the model) are fixed now."""
+        if variables is None:
+            self._fixed_ids = {id(var) for var in self.model.component_data_objects(pyo.Var, descend_into=True)
+                               if var.fixed}
+            return
+        for var in variables:
+            (self._fixed_ids.add if var.fixed else self._fixed_ids.discard)(id(var))
+
+    def _fixing_changed(self, variables) -> bool:
+        """Whether one of ``variables`` was fixed or freed since the last solve."""
+        return any(var.fixed != (id(var) in self._fixed_ids) for var in variables)
 
     def _changed_variables(self):
         """The variables announced by :meth:`bounds_changed` (None: every one)."""
@@ -1668,9 +1723,8 @@ class PersistentSolver:
     def _solve_matrix(self, time_limit, load: bool = True):
         compiled = self._compiled
         started = time.perf_counter()
-        if compiled is not None and self._only_params_change and compiled.refresh():
-            if self._changed_bounds is not None:
-                compiled.refresh_bounds(self._changed_variables())
+        if (compiled is not None and self._only_params_change and compiled.refresh()
+                and (self._changed_bounds is None or compiled.refresh_bounds(self._changed_variables()))):
             timing = {"update": time.perf_counter() - started}
         else:
             compiled = self._compiled = _CompiledModel(self.model, self.options)
@@ -1732,10 +1786,16 @@ class PersistentSolver:
                 cfg.update_named_expressions = False
                 if self._changed_bounds is not None:
                     changed = self._changed_variables()
-                    if changed is None or not hasattr(self._opt, "update_variables"):
+                    # APPSI's update_variables() pushes new bounds and fixings but not a
+                    # variable freed after it was fixed (it compiled it into its rows as a
+                    # constant): only its full update re-reads those rows.
+                    if (changed is None or not hasattr(self._opt, "update_variables")
+                            or self._fixing_changed(changed)):
                         cfg.update_vars = True
                     else:
                         self._opt.update_variables(changed)
+            if self._only_params_change and (self._n_solves == 0 or self._changed_bounds is not None):
+                self._note_fixed(None if self._n_solves == 0 else self._changed_variables())
         else:
             names = _LEGACY_OPTION_NAMES.get(self.name, (None, None, None))
             if time_limit is not None and self.name in _WHOLE_SECONDS:
@@ -1752,6 +1812,8 @@ class PersistentSolver:
             run["options"] = opts
         started = time.perf_counter()
         results = self._opt.solve(model, **run)
+        if self.name == "cbc":
+            _refuse_unknown_cbc_options(getattr(self._opt, "_log", None), opts)
         termination = results.solver.termination_condition
         status = _LEGACY_STATUS.get(termination, Status.ERROR)
         minimize = _is_minimize(model)

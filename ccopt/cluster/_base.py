@@ -112,7 +112,11 @@ class ConstrainedClusterer(ClusterMixin, BaseEstimator):
     >>> from ccopt.cluster import KMeans
     >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
     >>> ml, cl = [(0, 1)], [(2, 3), (0, 2)]
-    >>> km = KMeans(2, random_state=0).fit(X, ml=ml, cl=cl)  # ignores cannot-links
+    >>> import warnings
+    >>> from ccopt import CcoptWarning
+    >>> with warnings.catch_warnings():  # KMeans warns that it ignores the cannot-links
+    ...     warnings.simplefilter("ignore", CcoptWarning)
+    ...     km = KMeans(2, random_state=0).fit(X, ml=ml, cl=cl)
     >>> km.violated_.tolist()
     [False, True, False]
     >>> [cl[r] for r in np.flatnonzero(km.violated_[len(ml):])]

@@ -379,6 +379,8 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
     InvalidDataError
         Given starting centres so large that sums of squared distances overflow float64
         (such data is refused when the problem is created).
+    KeyboardInterrupt
+        Ctrl-C during the restarts (an estimator would return its best run instead).
     """
     rng = check_random_state(rng)
     deadline = deadline if deadline is not None else Deadline(None)
@@ -387,6 +389,10 @@ def cop_kmeans_problem(problem: ClusteringProblem, rng=None, deadline: Deadline 
                           n_init=check_positive_int(n_init, "n_init"),
                           max_iter=check_positive_int(max_iter, "max_iter"), tol=_check_tol(tol),
                           complete_search=bool(complete_search))
+    if outcome.status is Status.INTERRUPTED:
+        # The restarts keep their best run on Ctrl-C, as an estimator's fit does; a caller that
+        # needs only a start has no result to mark "interrupted", so the interrupt goes on.
+        raise KeyboardInterrupt
     return outcome.labels
 
 

@@ -18,6 +18,8 @@ criterion       method       lower-bounding step
 ``kmedoids``    exact        integer program (10) every iteration (small instances only)
 ``kmedoids``    lp-dual      one solve: the LP relaxation of (2)-(5) with the epsilon rows;
                              its row duals are optimal multipliers of the LP-relaxed dual
+                             (a degenerate LP has many; each solver returns its own, so
+                             the scores can differ between solvers)
 ``mssc``        kmeans       the k-means-like heuristic of Sec. 4.3 (the paper's Table 3)
 ==============  ===========  ================================================================
 """
@@ -123,6 +125,9 @@ def _check_setting(criterion, method, epsilon, tau, score_from, solver) -> _Sett
     if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0.0 <= float(tau) < 1.0:
         raise InvalidParameterError(f"tau must lie in [0, 1), got {tau!r}.")
     score_from = check_choice(score_from, "score_from", ("best", "average"))
+    if method == "lp-dual" and score_from == "average":
+        warn_user("score_from='average' is not used: method='lp-dual' reads its scores from one LP "
+                  "solve's duals, with no iterates to average.", CcoptWarning)
     if solver is not None:
         from ccopt.solvers import check_solver
 
@@ -237,9 +242,13 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         Subgradient iterations (the paper's ``m``).
     time_limit : float, optional
         Seconds for the whole computation; the best result so far is returned with
-        status ``time_limit``. The solver routes (``lp``, ``exact``, ``lp-dual``) build their
-        model before the first check, so a limit below that time (about 0.5 s for 120
-        objects) is overrun and returns no iteration (scores all 0, status ``time_limit``).
+        status ``time_limit``. The clock is read between iterations, so one iteration's
+        oracle overruns it (``lagrangian`` at 5,000 objects: about 1 s). The solver routes
+        (``lp``, ``exact``, ``lp-dual``) build their model before the first check, so a limit
+        below that time (about 0.5 s for 120 objects) is overrun and returns no iteration
+        (scores all 0, status ``time_limit``); ``exact`` hands HiGHS the rest of the limit,
+        but HiGHS's presolve does not always keep to it (200 objects, k = 5: 5-60 s for a
+        2-s limit), one more reason to keep that route to small instances.
     gap_tol : float, default=1e-4
         Stop when the relative gap between the bounds reaches this (0.01 %). With
         ``method="lp-dual"`` (one LP solve, no iterations; ``max_iter``, ``stagnation_iter``
@@ -312,7 +321,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     CcoptWarning
         No constraints given (the result's score arrays are empty). Weights or hard flags
         that the score does not read (it scores every constraint as a
-        candidate with the paper's unit penalty).
+        candidate with the paper's unit penalty). A ``solver`` the method does not use, or
+        ``score_from="average"`` with ``method="lp-dual"``.
 
     Examples
     --------

@@ -52,8 +52,10 @@ class SubgradientConfig:
     gap_tol : float, default=1e-4
         Stop when ``(UB - LB) / |UB|`` falls to this (1e-4 is 0.01 %). A heuristic oracle's
         value above the best feasible value is not kept as a lower bound (weak duality
-        excludes it), so such a run does not stop as ``optimal`` at a negative gap; a value
-        within a relative 1e-9 of it (summation rounding) counts as equal to it.
+        excludes it), so such a run does not stop at a negative gap; a value within a
+        relative 1e-9 of it (summation rounding) counts as equal to it. A run whose gap is
+        closed stops as ``optimal`` when every lower value was a bound, ``converged`` when
+        one came from a heuristic oracle (its labelling is then not proven optimal).
     stagnation_iter : int or None, default=300
         Stop when the best lower bound has not improved by more than ``stagnation_tol``
         (relative) for this many iterations. None disables the test.
@@ -102,6 +104,13 @@ class History:
         value), ``best_lower_bound``, ``upper_bound`` (best feasible so far), ``gap``,
         ``step`` (``alpha_l``), ``seconds`` (since the start), and ``f1`` when the truth is
         known. Read a column as an array with ``history["gap"]``.
+
+    Notes
+    -----
+    ``f1`` is that of the best multipliers so far (``score_from="best"``), whatever
+    ``score_from`` the scores are read with. On a heuristic route ``best_lower_bound`` can
+    fall, even to ``-inf``: a better incumbent shows that a kept heuristic value lay above
+    it, so it was no bound (weak duality), and it is dropped.
     """
 
     columns: dict[str, list] = field(default_factory=dict)
@@ -160,7 +169,8 @@ class SubgradientOutcome:
     lower_labels : ndarray of int or None
         The oracle's labelling at ``lower_bound``.
     status : Status
-        ``optimal``, ``iteration_limit``, ``time_limit``, ``stagnation`` or ``interrupted``.
+        ``optimal`` (gap met by a proven bound), ``converged`` (gap met by a heuristic
+        value), ``iteration_limit``, ``time_limit``, ``stagnation`` or ``interrupted``.
     n_iter : int
         Completed iterations (rows of ``history``).
     history : History
@@ -306,7 +316,9 @@ class _Run:
     # -- one helper per termination reason
     def reached_gap(self) -> bool:
         if self.gap() <= self.config.gap_tol:
-            self.status = Status.OPTIMAL
+            # A heuristic oracle's value (capped at the incumbent) proves nothing: its runs
+            # that meet the incumbent are "converged", never "optimal".
+            self.status = Status.OPTIMAL if self.lower_is_bound else Status.CONVERGED
             logger.info("stop: gap %.3g <= %.3g", self.gap(), self.config.gap_tol)
             return True
         return False
@@ -389,8 +401,9 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
     Returns
     -------
     SubgradientOutcome
-        ``status`` is ``optimal`` (gap met), ``iteration_limit``, ``time_limit``,
-        ``stagnation`` or ``interrupted`` (KeyboardInterrupt: the best so far is returned).
+        ``status`` is ``optimal`` (gap met by a proven bound), ``converged`` (gap met by a
+        heuristic value), ``iteration_limit``, ``time_limit``, ``stagnation`` or
+        ``interrupted`` (KeyboardInterrupt: the best so far is returned).
     """
     run = _Run(oracle, config, initial_upper, initial_labels, f1_of, mult)
     tail = _TailAverage() if average_tail else None

@@ -111,12 +111,15 @@ class ImpactScoreResult:
     set_score : float
         ``I(C)``, the sum of the scores (Sec. 4.4).
     status : Status
-        Why the computation stopped (``optimal`` when the gap tolerance was met;
-        ``converged`` when ``lp-dual``'s one LP solve left a larger gap).
+        Why the computation stopped: ``optimal`` when a proven lower bound met the gap
+        tolerance (the labelling is then optimal within it); ``converged`` when a heuristic
+        lower value (the ``voronoi`` and ``mssc`` routes) met it, which proves nothing, or
+        when ``lp-dual``'s one LP solve left a larger gap.
     n_iter : int
         Iterations done (rows of ``history``; one LP solve for ``lp-dual``).
     seconds : float
-        Wall-clock time of the whole call.
+        Wall-clock time of the whole call (less the one-off import of scikit-learn on the
+        first call, which ``time_limit`` does not count either).
     criterion, method, score_from : str
         The options the scores were computed with.
     detection : DetectionScores or None
@@ -160,13 +163,14 @@ class ImpactScoreResult:
         False when the run was stopped (time, iteration limit, Ctrl-C) before any iteration
         improved on the first lower bound: its best multipliers are then the starting zeros,
         and every score is 0 whatever the constraints. Also False for ``lp-dual`` before its
-        LP solve. Zero scores are a finding when the gap was closed (``optimal``), when the
-        run gave up improving (``stagnation``) or after a bound better than the first (some
-        oracles also move multipliers of their own, such as ``lagrangian``'s ``mu``).
+        LP solve. Zero scores are a finding when the gap was closed (``optimal``, or
+        ``converged`` on a heuristic route), when the run gave up improving (``stagnation``)
+        or after a bound better than the first (some oracles also move multipliers of their
+        own, such as ``lagrangian``'s ``mu``).
         """
         if self.method == "lp-dual":
             return self.n_iter >= 1
-        if self.status in (Status.OPTIMAL, Status.STAGNATION):
+        if self.status in (Status.OPTIMAL, Status.CONVERGED, Status.STAGNATION):
             return True
         if len(self.history) == 0:
             return False
@@ -195,7 +199,12 @@ class ImpactScoreResult:
         return self.constraints.to_given(self.constraints.kind_names)
 
     def ranking(self) -> np.ndarray:
-        """Indices of the constraints, most suspicious (most negative score) first."""
+        """Indices of the constraints, most suspicious (most negative score) first.
+
+        By the raw score, as the paper ranks them; the prediction divides each score by the
+        most negative of its kind (Sec. 4.2), so a constraint predicted erroneous can rank
+        below one that is not, when the kinds' scores differ in scale.
+        """
         return np.argsort(self.scores, kind="stable")
 
     def table(self, *, limit: int | None = None) -> str:
@@ -238,7 +247,8 @@ class ImpactScoreResult:
     def summary(self) -> str:
         """A few lines: bounds, gap, status, counts, detection quality."""
         lines = [
-            f"criterion={self.criterion} method={self.method} scores from {self.score_from} multipliers",
+            f"criterion={self.criterion} method={self.method} scores from "
+            + ("the LP duals" if self.method == "lp-dual" else f"{self.score_from} multipliers"),
             f"status={self.status} after {self.n_iter} iterations in {self.seconds:.2f} s",
             f"lower bound {self.lower_bound:.6g}{'' if self.lower_is_bound else ' (heuristic)'}, "
             f"upper bound {self.upper_bound:.6g}, gap {100 * self.gap:.4f} %",

@@ -702,7 +702,8 @@ class BHAssignmentResult:
         labels are the best of its incumbent (if any), the previous assignment and the
         nearest-centre assignment (if feasible), each after local search.
     route : str
-        ``"decomposed"`` (relaxation without (3) was feasible, hence optimal) or ``"full"``.
+        ``"decomposed"`` (the relaxation without (3) was solved and its assignment was
+        feasible, hence optimal when that solve finished; see ``status``) or ``"full"``.
     solves : tuple of SolveResult
         The raw results of :mod:`ccopt.solvers` (empty when enumeration sufficed).
     wall_time : float

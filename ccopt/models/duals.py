@@ -15,7 +15,10 @@ Signs: a row dual is :math:`\\partial Z / \\partial \\text{rhs}`; relaxing a bin
 row of a minimisation cannot raise the optimum, so its dual is ``<= 0`` -- the convention
 of (10)-(11). By (12)-(16), the score of a constraint is the rate at which the LP optimum
 falls when all its rows are relaxed by ``b`` (for small ``b``, when the LP is
-non-degenerate).
+non-degenerate). A degenerate LP has many optimal duals, and solvers differ in the one they
+return: on an 8-object instance HiGHS, CBC and GLPK gave one constraint -1.08, -0.32 and
+-0.03 with the same LP optimum, and relaxing its rows by ``b = 1e-3`` lowered the optimum
+at GLPK's rate. Scores of one LP are comparable; across solvers, only on non-degenerate LPs.
 
 Which row belongs to which multiplier (see :mod:`ccopt.models.lagrangian`): ``eta`` <-
 ``cl_rows``, ``lam`` <- ``ml_rows_bwd`` (4''), ``gamma`` <- ``ml_rows_fwd`` (4').

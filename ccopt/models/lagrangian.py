@@ -230,6 +230,7 @@ def abstract_lagrangian_model(*, base: str = "kmedoids", relax: bool = True,
         Unknown ``base`` or ``form``, ``relax`` not a bool.
     """
     check_choice(base, "base", _BASES)
+    check_choice(form, "form", mssc.MSSC_FORMS)  # read by the MSSC base only, but refused anywhere
     relax = check_bool(relax, "relax")
     if base == "kmedoids":
         m = kmedoids.abstract_kmedoids_model(relax=relax, pairwise_rows=False)

@@ -58,6 +58,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy.spatial.distance import cdist
 
 from ccopt._validation import check_bool, check_choice
+from ccopt.config import check_dense_memory
 from ccopt.models._common import (
     CheckedAbstractModel,
     ModelData,
@@ -78,6 +79,11 @@ __all__ = ["MSSC_FORMS", "abstract_mssc_model", "build_mssc_model", "declare_mss
 
 #: The two ways of writing the MSSC objective.
 MSSC_FORMS = ("fractional", "convex")
+
+# Resident bytes per pair of objects in the fractional form: its d2 Param entry (about 100 B)
+# and a term per cluster of the objective (about 105 B each), measured at n = 200, k = 2 and
+# 6 (327 and 730 B); the numpy matrix alone would be 8 B.
+_FRACTIONAL_BYTES_PER_PAIR_AND_CLUSTER = 128
 
 
 def declare_mssc(m, *, form: str = "convex", relax: bool = False,
@@ -188,7 +194,8 @@ def build_mssc_model(problem: ClusteringProblem, *, form: str = "convex", pairwi
         Unknown ``form`` or ``pairwise``, ``epsilon`` outside ]0, 1[, ``relax`` or
         ``symmetry_breaking`` not a bool.
     MemoryBudgetError
-        Fractional form: when the ``n x n`` squared-distance matrix exceeds the memory bound.
+        Fractional form: when the model (about ``128 (k + 1)`` bytes per pair of objects)
+        exceeds the memory bound.
 
     Examples
     --------
@@ -215,6 +222,9 @@ def build_from_data(data: ModelData, form: str, relax: bool,
     m = pyo.ConcreteModel(name=f"constrained MSSC ({form} form)")
     declare_data(m, data)
     if form == "fractional":
+        n, k = problem.n_samples, problem.n_clusters
+        check_dense_memory((n, n), itemsize=_FRACTIONAL_BYTES_PER_PAIR_AND_CLUSTER * (k + 1),
+                           what="fractional MSSC Pyomo model")
         d2 = distance_matrix(problem.X, squared=True, what="MSSC squared-distance matrix")
         m.d2 = pyo.Param(m.I, m.I, initialize=matrix_initializer(d2), within=pyo.Any)
     else:

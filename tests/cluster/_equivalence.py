@@ -8,7 +8,7 @@ import numpy as np
 
 from ccopt.cluster._cop_kmeans import _DeadEnd
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError
+from ccopt.exceptions import CcoptWarning, InfeasibleConstraintsError
 
 # Cannot-links on a 5-cycle (and one free object): an odd cycle, so k = 2 dead-ends every run.
 ODD_CYCLE_X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0], [1.0, 2.0], [0.0, 1.0], [5.0, 5.0]])
@@ -29,18 +29,26 @@ def assert_same_pass(got, expected) -> None:
 
 
 def fit_outcome(make, X, cons, *extra: str):
-    """Everything a fit returns, to the bit, or its error's type and message.
+    """Everything a fit returns, to the bit, or its error's type and message, with the ccopt
+    warnings it gives (category and message, in order).
 
     ``extra`` names further fitted attributes to compare (a history, a count).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        # Record ccopt's warnings (a run stopped on max_iter, a cluster left empty): both
+        # implementations must give the same ones. Other warnings follow the filters in force.
+        warnings.simplefilter("always", CcoptWarning)
         try:
             est = make().fit(X, constraints=cons)
         except (InfeasibleConstraintsError, RuntimeError, ValueError) as error:
-            return type(error), str(error)
-    return (est.labels_.tobytes(), est.cluster_centers_.tobytes(), est.objective_, est.n_iter_, est.status_,
-            *(_plain(getattr(est, name)) for name in extra))
+            outcome = (type(error), str(error))
+        else:
+            outcome = (est.labels_.tobytes(), est.cluster_centers_.tobytes(), est.objective_, est.n_iter_,
+                       est.status_, *(_plain(getattr(est, name)) for name in extra))
+    for w in caught:
+        if not issubclass(w.category, CcoptWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return (*outcome, tuple((w.category, str(w.message)) for w in caught if issubclass(w.category, CcoptWarning)))
 
 
 def _plain(value):

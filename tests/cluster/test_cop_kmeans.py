@@ -1,4 +1,8 @@
-"""COP-kmeans: hard constraints are never violated; dead ends are reported clearly."""
+"""COP-kmeans (Wagstaff et al. 2001): hard constraints are never violated; dead ends are reported clearly.
+
+The tiny-instance tests check against enumeration of every labelling and against a literal
+transcription of the assignment step (Table 1 of Wagstaff et al.).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,19 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ccopt._timing import Deadline
 from ccopt.cluster import COPKMeans, KMeans
 from ccopt.cluster import _cop_kmeans as _cop_module
-from ccopt.cluster._cop_kmeans import cop_kmeans, cop_kmeans_problem
+from ccopt.cluster._cop_kmeans import (
+    _CopGraph,
+    _DeadEnd,
+    _greedy_pass,
+    cop_kmeans,
+    cop_kmeans_problem,
+)
 from ccopt.constraints import Constraints
 from ccopt.exceptions import (
     ClusteringDeadEndError,
@@ -23,6 +33,16 @@ from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
 from ._greedy_traps import dead_end_possible, path_gadgets
+from ._references import (
+    assert_centres_are_means,
+    must_link_groups,
+    nonempty_satisfying,
+    satisfying,
+    tiny_instances,
+    wcss_to,
+)
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -191,3 +211,108 @@ def test_function_twin():
     np.testing.assert_array_equal(labels, est.labels_)
     np.testing.assert_array_equal(centers, est.cluster_centers_)
     assert info["objective"] == est.objective_
+
+
+# --------------------------------------------------------------------------- against enumeration and Table 1
+@SETTINGS
+@given(tiny_instances())
+def test_cop_never_returns_a_violating_labelling_and_raises_when_none_exists(instance):
+    X, k, ml, cl, rng = instance
+    n = len(X)
+    seed = int(rng.integers(2**31))
+    feasible = satisfying(n, k, ml, cl)
+    nonempty = nonempty_satisfying(n, k, ml, cl)
+    try:
+        est = COPKMeans(k, n_init=2, random_state=seed).fit(X, ml=ml, cl=cl)
+    except InfeasibleConstraintsError:
+        assert len(nonempty) == 0  # only raised with a proof
+        return
+    except ClusteringDeadEndError:
+        # The greedy order may fail on a satisfiable set, but only where a group has k
+        # cannot-linked groups (a COP-kmeans that always gave up would pass otherwise).
+        assert dead_end_possible(n, k, ml, cl)
+        return
+    assert len(feasible), "returned a labelling although none satisfies the constraints"
+    labels = est.labels_
+    assert all(labels[i] == labels[j] for i, j in ml)
+    assert all(labels[i] != labels[j] for i, j in cl)
+    assert est.n_violations_ == {"ml": 0, "cl": 0, "total": 0}
+    wcss = wcss_to(X, labels, est.cluster_centers_)
+    assert est.objective_ == pytest.approx(wcss, rel=1e-12, abs=1e-12)
+    assert est.inertia_ == pytest.approx(est.objective_, rel=1e-12, abs=1e-12)
+    assert_centres_are_means(X, labels, est.cluster_centers_)
+    again = COPKMeans(k, n_init=2, random_state=seed).fit(X, ml=ml, cl=cl)
+    np.testing.assert_array_equal(again.labels_, labels)
+    np.testing.assert_array_equal(again.cluster_centers_, est.cluster_centers_)
+
+
+def _table1_pass(cost, groups, cl, order):
+    """Table 1 of Wagstaff et al., step 2, over must-link groups visited in ``order``.
+
+    A group goes to the cheapest cluster (lower index on a tie) that holds no cannot-link
+    partner of its members already placed in this pass; ``None`` when every cluster is
+    blocked (the paper's "fail").
+    """
+    k = cost.shape[1]
+    placed = np.full(cost.shape[0], -1)
+    for g in order:
+        for h in sorted(range(k), key=lambda c: (cost[g, c], c)):
+            blocked = any((groups[i] == g and placed[groups[j]] == h)
+                          or (groups[j] == g and placed[groups[i]] == h) for i, j in cl)
+            if not blocked:
+                placed[g] = h
+                break
+        else:
+            return None
+    return placed
+
+
+@SETTINGS
+@given(tiny_instances(), st.booleans())
+def test_cop_pass_is_table_1_over_must_link_groups(instance, integer_costs):
+    """The vectorised pass (only cannot-linked groups visited one by one) equals the fully
+    sequential pass of the paper in any interleaving; integer costs exercise the ties."""
+    X, k, ml, cl, rng = instance
+    n = len(X)
+    cons = Constraints.from_pairs(ml=ml, cl=cl, n_samples=n)
+    groups = must_link_groups(n, ml)
+    assume(all(groups[i] != groups[j] for i, j in cl))
+    closure = cons.closure
+    np.testing.assert_array_equal(closure.component, groups)
+    n_groups = int(groups.max()) + 1
+    if integer_costs:
+        cost = rng.integers(0, 3, size=(n_groups, k)).astype(float)
+    else:
+        cost = rng.random((n_groups, k))
+    graph = _CopGraph(closure, cons.cl_indices)
+    order = rng.permutation(graph.m)
+    got = _greedy_pass(cost, graph, order)
+    visit = graph.nodes[order].tolist()
+    free = [g for g in range(n_groups) if g not in visit]
+    full = list(visit)
+    for g in free:  # groups without a cannot-link, at random places in the order
+        full.insert(int(rng.integers(len(full) + 1)), g)
+    expected = _table1_pass(cost, groups, cl, full)
+    if expected is None:
+        assert isinstance(got, _DeadEnd)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_cop_run_whose_clusters_only_swap_numbers_has_converged():
+    # From these centres the greedy pass puts object 1 with 3's centre and 3 with the centre
+    # of {1, 2}: the clusters {0}, {1, 2}, {3} come back with clusters 0 and 1 swapped on
+    # every pass. Same clusters under other numbers are convergence, not 'stagnation' after
+    # a full extra cycle.
+    X = np.array([[-0.533531464905991, 0.8062589990324183], [1.2181597416544145, 0.380258394002888],
+                  [1.3038221997299253, -0.63244165615455], [0.894456340270809, 0.25428886493433117]])
+    init = np.array([[2.261422572003528, 1.5809877466893978], [0.9170648961154307, -1.0654804406252794],
+                     [-1.9530050571049367, -0.20850471113723648]])
+    cl = [(0, 2), (0, 3), (1, 3), (2, 3)]
+    est = COPKMeans(3, init=init, tol=0.0, random_state=623107957).fit(X, cl=cl)
+    assert est.status_ is Status.CONVERGED
+    assert est.n_iter_ == 2
+    groups = {frozenset(np.flatnonzero(est.labels_ == c).tolist()) for c in range(3)}
+    assert groups == {frozenset({0}), frozenset({1, 2}), frozenset({3})}
+    for c in range(3):
+        np.testing.assert_allclose(est.cluster_centers_[c], X[est.labels_ == c].mean(axis=0))

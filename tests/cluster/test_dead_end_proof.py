@@ -21,6 +21,7 @@ from ccopt import Constraints
 from ccopt.cluster import PCS, COPKMeans, GreedyMLKMeans, MLKMeans, PCKMeans
 from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
 
+from ._estimators import make_estimator
 from ._greedy_traps import path_gadgets
 
 # The wheel W5 (hub 0, rim 1..5): an odd rim plus a hub needs 4 clusters, and it has no
@@ -113,3 +114,28 @@ def test_feasibility_note_says_why_the_search_stopped():
     with pytest.raises(InfeasibleConstraintsError):
         feasibility_note(wheel, 3)
     assert "satisfiable" in feasibility_note(wheel, 4)
+
+
+# --------------------------------------------------------------------------- ML-kmeans: proof, not dead end
+@pytest.mark.parametrize("name", ["MLKMeans", "GreedyMLKMeans"])
+def test_ml_kmeans_reports_proven_infeasibility_not_a_dead_end(name):
+    # k=1 with cannot-links that are not one clique is infeasible, as COPKMeans says; a
+    # ClusteringDeadEndError ("greedy colouring needs 2 clusters") would hide the proof.
+    line = np.array([[0.0], [0.1], [5.0], [5.1], [10.0], [10.1]])
+    with pytest.raises(InfeasibleConstraintsError, match=r"2 objects need 2 clusters, only 1") as info:
+        make_estimator(name, 1).fit(line, cl=[(0, 1), (1, 2)])
+    assert len(info.value.certificate) == 2
+
+
+def test_ml_kmeans_dead_end_says_whether_a_labelling_exists():
+    # The Groetzsch graph: not 3-colourable, no 4-clique; the complete search proves it.
+    edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
+    X = np.arange(22, dtype=float).reshape(-1, 1)
+    with pytest.raises(InfeasibleConstraintsError, match=r"complete search .* found none"):
+        make_estimator("MLKMeans", 3).fit(X, cl=edges)
+    cycle = [(i, (i + 1) % 5) for i in range(5)]  # with k = 2 an odd cycle is a proof
+    with pytest.raises(InfeasibleConstraintsError, match=r"cycle of 5 cannot-links"):
+        make_estimator("MLKMeans", 2).fit(X[:10], cl=cycle)
+    X = np.array([[0.0], [10.0], [0.2], [9.8], [5.0]])
+    with pytest.raises(ClusteringDeadEndError, match=r"dead end.*satisfiable"):
+        make_estimator("GreedyMLKMeans", 2, init=np.array([[0.0], [10.0]])).fit(X, cl=[(0, 4), (1, 4)])

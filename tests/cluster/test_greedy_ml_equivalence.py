@@ -9,6 +9,8 @@ errors).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,12 +22,13 @@ from ccopt import generators
 from ccopt.cluster import GreedyMLKMeans, _ml_kmeans
 from ccopt.cluster._ml_kmeans import _cannot_link_sets, _greedy_assign, _SuperInstances
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ClusteringDeadEndError, InfeasibleConstraintsError
+from ccopt.exceptions import (
+    ClusteringDeadEndError,
+    DuplicateConstraintWarning,
+    InfeasibleConstraintsError,
+)
 from ccopt.problem import ClusteringProblem
 from tests.cluster._equivalence import ODD_CYCLE, ODD_CYCLE_X, fit_outcome
-
-# The drawn cannot-link sets may repeat a pair on purpose; its merge warning is not under test.
-pytestmark = pytest.mark.filterwarnings("ignore::ccopt.exceptions.DuplicateConstraintWarning")
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -100,8 +103,11 @@ def _instances(draw):
         cl = [tuple(rng.choice(n, size=2, replace=False)) for _ in range(int(rng.integers(0, 2 * n)))]
     # A cannot-link inside an ML set is infeasible before any assignment: not drawn.
     cl = [(a, b) for a, b in cl if ml_set[a] != ml_set[b]]
-    cons = Constraints.from_pairs(ml=np.array(ml, dtype=np.int64).reshape(-1, 2),
-                                  cl=np.array(cl, dtype=np.int64).reshape(-1, 2), n_samples=n)
+    with warnings.catch_warnings():
+        # Random cannot-links may repeat a pair on purpose; its merge warning is not under test.
+        warnings.filterwarnings("ignore", r"\d+ duplicate constraint row\(s\) merged", DuplicateConstraintWarning)
+        cons = Constraints.from_pairs(ml=np.array(ml, dtype=np.int64).reshape(-1, 2),
+                                      cl=np.array(cl, dtype=np.int64).reshape(-1, 2), n_samples=n)
     return X, k, cons, rng
 
 

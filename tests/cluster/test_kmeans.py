@@ -1,4 +1,5 @@
-"""KMeans on must-link super-instances, the k-means++ seeding and the distance table."""
+"""KMeans on must-link super-instances, the k-means++ seeding, the distance table, and the
+partition comparison the Lloyd-type loops stop on."""
 
 from __future__ import annotations
 
@@ -7,12 +8,19 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.cluster import KMeans as SkKMeans
 
 from ccopt.cluster import KMeans
 from ccopt.cluster._init_centers import kmeanspp, squared_distances
-from ccopt.cluster._kmeans import kmeans
-from ccopt.exceptions import ConvergenceWarning, InfeasibleConstraintsError, InvalidParameterError
+from ccopt.cluster._kmeans import _same_partition, kmeans
+from ccopt.exceptions import (
+    CcoptWarning,
+    ConvergenceWarning,
+    InfeasibleConstraintsError,
+    InvalidParameterError,
+)
 from ccopt.metrics import wcss
 from ccopt.status import Status
 
@@ -55,7 +63,8 @@ def test_must_links_kept_and_cannot_links_ignored(grouped):
     X, ml = grouped
     cl = np.array([[0, 1], [13, 14], [25, 26]])  # same-blob pairs: k-means will violate some
     without = KMeans(3, random_state=3).fit(X, ml=ml)
-    with_cl = KMeans(3, random_state=3).fit(X, ml=ml, cl=cl)
+    with pytest.warns(CcoptWarning, match=r"^KMeans does not enforce cannot-links: .* ignores the 3 cannot-link\(s\)"):
+        with_cl = KMeans(3, random_state=3).fit(X, ml=ml, cl=cl)
     np.testing.assert_array_equal(without.labels_, with_cl.labels_)
     assert with_cl.n_violations_["ml"] == 0
     same = with_cl.labels_[cl[:, 0]] == with_cl.labels_[cl[:, 1]]
@@ -64,7 +73,8 @@ def test_must_links_kept_and_cannot_links_ignored(grouped):
 
 def test_cannot_link_inside_a_must_link_group_is_no_error_for_kmeans():
     X = np.array([[0.0], [0.2], [0.4], [9.0]])
-    est = KMeans(2, random_state=0).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
+    with pytest.warns(CcoptWarning, match=r"^KMeans does not enforce cannot-links: .* ignores the 1 cannot-link\(s\)"):
+        est = KMeans(2, random_state=0).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
     assert est.n_violations_ == {"ml": 0, "cl": 1, "total": 1}
 
 
@@ -119,6 +129,13 @@ def test_bad_parameters_are_rejected(grouped, params, message):
         KMeans(3, **params).fit(X)
 
 
+@pytest.mark.parametrize("progress", [None, 0, 1])
+def test_an_estimator_refuses_a_progress_that_is_not_a_bool(progress):
+    line = np.array([[0.0], [0.1], [5.0], [5.1], [10.0], [10.1]])
+    with pytest.raises(InvalidParameterError, match=rf"progress must be True, False or 'always', got {progress}"):
+        KMeans(2, random_state=0, progress=progress).fit(line)
+
+
 def test_time_limit_returns_the_run_so_far(grouped):
     X, ml = grouped
     est = KMeans(3, n_init=50, time_limit=1e-9, random_state=0).fit(X, ml=ml)
@@ -162,3 +179,28 @@ def test_fewer_distinct_points_than_clusters_warns():
     with pytest.warns(ConvergenceWarning, match="2 empty cluster.*only 1 distinct point"):
         est = KMeans(3, random_state=0).fit(np.ones((10, 2)))
     assert np.unique(est.labels_).size == 1
+
+
+# --------------------------------------------------------------------------- same partition, other numbers
+@pytest.mark.parametrize(("old", "new", "same"), [
+    ([0, 1, 1, 2], [0, 1, 1, 2], True),
+    ([2, 1, 1, 0], [2, 0, 0, 1], True),
+    ([0, 0, 1, 1], [0, 1, 1, 1], False),   # a cluster absorbed
+    ([0, 1, 2, 2], [0, 0, 1, 1], False),   # two clusters merged, one split
+    ([0, 0, 1, 1], [1, 1, 2, 2], True),    # same clusters, one number unused in both
+])
+def test_same_partition(old, new, same):
+    assert _same_partition(np.array(old), np.array(new)) is same
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=8), st.data())
+def test_same_partition_is_equality_of_the_first_appearance_numbering(old, data):
+    new = data.draw(st.one_of(st.lists(st.integers(0, 3), min_size=len(old), max_size=len(old)),
+                              st.permutations(range(4)).map(lambda perm: [perm[v] for v in old])))
+
+    def first_appearance(labels):
+        seen: dict[int, int] = {}
+        return [seen.setdefault(v, len(seen)) for v in labels]
+
+    assert _same_partition(np.array(old), np.array(new)) is (first_appearance(old) == first_appearance(new))

@@ -1,5 +1,8 @@
 """LCC (Ganji et al. 2016): must-links always hold, the centre update (3.4) minimises what
-the paper differentiates, the multiplier rule, best-solution tracking and the stopping rules."""
+the paper differentiates, the multiplier rule, best-solution tracking and the stopping rules.
+
+The visiting order of the cannot-link pairs has its own file (test_lcc_pair_order.py).
+"""
 
 from __future__ import annotations
 
@@ -98,10 +101,15 @@ def test_stopping_rules(max_iter, patience):
     cons = Constraints.from_pairs(cl=pairs, n_samples=40)  # an 8-clique, k=3: infeasible
     statuses = set()
     for seed in range(4):
-        est = LCC(3, max_iter=max_iter, max_no_improvement=patience, random_state=seed).fit(
-            X, constraints=cons)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = LCC(3, max_iter=max_iter, max_no_improvement=patience, random_state=seed).fit(
+                X, constraints=cons)
         _check_stopping(est, max_iter=max_iter, patience=patience)
         statuses.add(est.status_)
+        # A stop on max_iter, and only that, comes with a ConvergenceWarning that says so.
+        assert [w.category for w in caught] == [ConvergenceWarning] * (est.status_ is Status.ITERATION_LIMIT)
+        assert all(str(w.message).startswith(f"LCC stopped after max_iter={max_iter} iterations") for w in caught)
     # Both paper rules are exercised: the 3-iteration cap bites first, otherwise stagnation.
     assert (Status.ITERATION_LIMIT if max_iter == 3 else Status.STAGNATION) in statuses
 
@@ -259,3 +267,52 @@ def test_time_limit_and_function_twin():
     assert info["status"] is Status.TIME_LIMIT
     assert info["n_iter"] == 1
     assert labels.shape == (30,) and centers.shape == (3, 2)
+
+
+# --------------------------------------------------------------------------- best solution against the initial one
+def _lloyd_fixed_point(X, centers):
+    """Plain Lloyd iterations until the labels repeat (a reference, not ccopt's code)."""
+    labels = None
+    while True:
+        new = ((X[:, None, :] - centers[None]) ** 2).sum(axis=2).argmin(axis=1)
+        if labels is not None and np.array_equal(new, labels):
+            return centers
+        labels = new
+        centers = np.array([X[labels == j].mean(axis=0) for j in range(centers.shape[0])])
+
+
+def test_lcc_does_not_return_the_callers_init_array():
+    """When the initial labelling stays the best, ``cluster_centers_`` are those centres: a
+    copy, not the caller's array (which they may go on to change)."""
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    init = np.array([[0.05], [5.05]])  # the means of the nearest-centre split: nothing improves
+    with pytest.warns(ConvergenceWarning, match=r"^LCC stopped after max_iter=1 iterations"):
+        est = LCC(2, init=init, max_iter=1).fit(X)
+    assert est.best_iter_ == 0
+    init[0, 0] = 99.0
+    np.testing.assert_array_equal(est.cluster_centers_, [[0.05], [5.05]])
+
+
+def test_lcc_single_cluster_iterations_are_not_improvements():
+    """With k = 1 every iteration repeats the initial labelling and centre, so (V, O) ties
+    with the initial (bestV, bestO) and line 37's strict ``<`` records no improvement."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)) * 3
+    ml = [(i, i + 1) for i in range(0, 60, 3)]  # weights 2: a weighted sum, as in (3.2)
+    est = LCC(1, random_state=0).fit(X, ml=ml, cl=[(0, 100)])
+    assert est.best_iter_ == 0
+    assert not est.history_["improved"].any()
+    assert est.objective_ == pytest.approx(((X - X.mean(axis=0)) ** 2).sum(), rel=1e-12)
+
+
+def test_lcc_first_iteration_from_a_fixed_point_is_not_an_improvement():
+    """From the centres of a Lloyd fixed point and with no cannot-link, iteration 1 assigns
+    every object where the initial labelling put it: a tie with (bestV, bestO), not a new
+    best (the two objectives must be summed the same way for the tie to show)."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(0, 1, size=(150, 2)), rng.normal(6, 1, size=(150, 2))])
+    X += np.random.default_rng(3).normal(scale=1e-3, size=X.shape)
+    start = _lloyd_fixed_point(X, X[[0, 299]].copy())
+    est = LCC(2, init=start, max_iter=3).fit(X)
+    assert est.best_iter_ == 0
+    assert not est.history_["improved"].any()

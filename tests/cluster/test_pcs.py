@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import networkx as nx
 import numpy as np
@@ -24,7 +23,7 @@ from ccopt.cluster._pcs import (
     pcs,
 )
 from ccopt.constraints import Constraints
-from ccopt.exceptions import ClusteringDeadEndError, ConvergenceWarning, InvalidParameterError
+from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.status import Status
 
 
@@ -73,11 +72,6 @@ def _terms_by_hand(X, labels, centers, sizes):
     J_S = sum(((X[idx] - centers[h]) ** 2).sum() for h, idx in no.items())  # (15)
     J_L = sum(((np.array(z) - centers[h]) ** 2).sum() for h, z in vfi.items())  # (18)
     return E, no, fi, vfi, J_A, J_S, J_L
-
-
-def _same_partition(a, b) -> bool:
-    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist(), strict=True))
-    return len(pairs) == len(set(np.asarray(a).tolist())) == len(set(np.asarray(b).tolist()))
 
 
 # ---------------------------------------------------------------------------- size terms
@@ -347,9 +341,7 @@ def _hard_path(n: int = 12):
 
 
 def _fit_pcs(X, cons, **params):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return PCS(2, sizes=[6, 6], progress=False, **params).fit(X, constraints=cons)
+    return PCS(2, sizes=[6, 6], progress=False, **params).fit(X, constraints=cons)
 
 
 def test_pcs_tries_the_next_run_after_a_run_blocked_by_hard_cannot_links():
@@ -374,7 +366,6 @@ def test_pcs_time_limit_stops_passes_that_hard_cannot_links_all_block():
     X = np.random.default_rng(0).normal(0.0, 1.0, (12, 2))
     edges = [tuple(sorted(edge)) for edge in nx.mycielski_graph(4).edges]
     cons = Constraints.from_pairs([], edges, n_samples=12, cl_hard=True)
-    with pytest.raises(ClusteringDeadEndError, match="before time_limit expired"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with pytest.raises(ClusteringDeadEndError, match="before time_limit expired"):
         PCS(3, sizes=[4, 4, 4], progress=False, filter_refinement=False, max_iter=10**7, time_limit=0.2,
             random_state=0).fit(X, constraints=cons)

@@ -58,6 +58,15 @@ def lagrangian_by_loops(criterion_value, x, cons, mult, eps) -> float:
     return total
 
 
+def row_activities(cl_pairs, ml_pairs, x, eps):
+    """The derivative of (10) with respect to each multiplier (eta, lambda, gamma), by loops."""
+    k = x.shape[1]
+    g_eta = np.array([[1 + eps - x[i][c] - x[j][c] for c in range(k)] for i, j in cl_pairs]).reshape(-1, k)
+    g_lam = np.array([[eps + x[i][c] - x[j][c] for c in range(k)] for i, j in ml_pairs]).reshape(-1, k)
+    g_gam = np.array([[eps + x[j][c] - x[i][c] for c in range(k)] for i, j in ml_pairs]).reshape(-1, k)
+    return g_eta, g_lam, g_gam
+
+
 @st.composite
 def tiny_instances(draw, max_pairs: int = 5, max_flips: int = 0):
     """n <= 7, k in {2, 3}, 1..max_pairs constraints from a hidden labelling, 0..max_flips flipped."""

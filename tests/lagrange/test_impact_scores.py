@@ -1,5 +1,9 @@
+"""``impact_scores`` end to end: bounds against enumeration, flipped constraints, alignment of
+the scores with the given rows, limits, errors, infeasible sets and degenerate data."""
+
 import dataclasses
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -7,10 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from scipy.spatial.distance import cdist
 
 import ccopt
-from ccopt import Constraints, InvalidParameterError, MemoryBudgetError, Status
+import ccopt.lagrange.api
+from ccopt import (
+    Constraints,
+    InfeasibleConstraintsError,
+    InvalidParameterError,
+    MemoryBudgetError,
+    Status,
+)
 from ccopt.lagrange.multipliers import Multipliers
 
 from ._brute import constrained_optimum, kmedoids_cost, tiny_instances, wcss
+from ._cases import FIVE_CYCLE, ROUTES
 
 
 def _brute(X, k, cons, criterion):
@@ -130,6 +142,28 @@ def test_ctrl_c_in_the_preparatory_kmeans_stops_the_scoring(monkeypatch):
         ccopt.impact_scores(X, 3, ml=[(0, 1)], cl=[(0, 15)], criterion="mssc", random_state=0, progress=False)
 
 
+@pytest.mark.parametrize("criterion", ["kmedoids", "mssc"])
+def test_ctrl_c_in_the_cop_kmeans_start_stops_the_scoring(monkeypatch, criterion):
+    # COP-kmeans' restarts kept their best run on Ctrl-C and the start was taken from it, so
+    # the scoring ran on to its iteration limit as if nothing had been pressed.
+    import ccopt.cluster._cop_kmeans as cop_module
+
+    greedy_pass, calls = cop_module._greedy_pass, []
+
+    def interrupted_later_pass(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:  # after the first restart's passes: a best run exists
+            raise KeyboardInterrupt
+        return greedy_pass(*args, **kwargs)
+
+    monkeypatch.setattr(cop_module, "_greedy_pass", interrupted_later_pass)
+    X, _y = _separated_blobs()
+    with pytest.raises(KeyboardInterrupt):
+        ccopt.impact_scores(X, 3, ml=[(0, 1)], cl=[(0, 15)], criterion=criterion, random_state=0,
+                            progress=False)
+    assert len(calls) == 3
+
+
 def test_scores_are_aligned_with_ml_then_cl_and_with_duplicate_rows():
     X, y = _separated_blobs()
     with pytest.warns(ccopt.DuplicateConstraintWarning, match="row 0 = row 3"):
@@ -162,6 +196,20 @@ def test_time_limit_returns_the_best_so_far_with_status_time_limit():
     assert res.status == Status.TIME_LIMIT
     assert res.seconds < 5.0  # generous margin on a loaded machine
     assert np.all(res.scores <= 0)
+
+
+def test_repairs_in_the_loop_stay_within_the_overall_time_limit(monkeypatch):
+    limits = []
+    original = ccopt.lagrange.api.Repairer.__call__
+
+    def spy(self, labels, cost, rng, *, deadline=None, **kwargs):
+        limits.append(np.inf if deadline is None or deadline.time_limit is None else deadline.time_limit)
+        return original(self, labels, cost, rng, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(ccopt.lagrange.api.Repairer, "__call__", spy)
+    ccopt.impact_scores(_points(60), 3, ml=[(0, 1)], cl=[(2, 3)], time_limit=0.3, repair_time_limit=5.0,
+                        max_iter=3, random_state=0, progress=False)
+    assert limits and max(limits) <= 0.3
 
 
 def test_average_scores_come_from_the_tail_of_the_run():
@@ -220,10 +268,109 @@ def test_result_table_and_csv(tmp_path):
 
 def test_the_set_score_adds_up_the_reported_scores_not_the_multipliers():
     X, _ = _separated_blobs()
-    with pytest.warns(ccopt.DuplicateConstraintWarning):
+    with pytest.warns(ccopt.DuplicateConstraintWarning, match=r"1 duplicate constraint row\(s\) merged: row 0 = row 3"):
         cons = Constraints([(0, 1), (5, 20), (6, 7), (1, 0)], ["ML", "ML", "CL", "ML"], n_samples=len(X))
     res = ccopt.impact_scores(X, 3, constraints=cons, criterion="mssc", random_state=0, progress=False)
     assert res.set_score < 0
     # With other multipliers beside them the reported scores still make the set score.
     other = dataclasses.replace(res, multipliers=Multipliers.zeros(cons.n_cl, cons.n_ml, 3))
     assert other.set_score == res.set_score == res.scores[[0, 1, 2]].sum()
+
+
+# ----------------------------------------------------------------------------- infeasible sets and degenerate data
+
+
+def _points(n=12, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, 2))
+
+
+@pytest.mark.parametrize(("X", "k", "ml", "cl"), [
+    ([[0.801, -0.021], [1.505, -3.98], [3.323, 0.281], [-3.512, -4.075], [-3.92, -2.153], [3.557, 2.684]],
+     3, [], [(2, 1)]),
+    ([[-3.332, -2.786], [-2.766, -0.297], [1.156, 1.3], [0.86, -2.772], [-1.033, 0.589], [-0.819, -3.525]],
+     2, [(4, 2), (2, 4)], []),
+])
+def test_voronoi_stops_converged_when_its_first_value_is_the_enumerated_optimum(X, k, ml, cl):
+    # The default route on these instances ran 300 iterations and reported lower bound -inf.
+    X = np.array(X)
+    d = cdist(X, X)
+    optimum, _ = constrained_optimum(lambda lab: kmedoids_cost(d, lab), len(X), k, ml, cl)
+    # The second instance gives its must-link twice, the second time reversed: merged, and said so.
+    repeated = len({frozenset(pair) for pair in ml}) < len(ml)
+    with (pytest.warns(ccopt.DuplicateConstraintWarning, match=r"1 duplicate constraint row\(s\) merged: ml\[0\] = ml\[1\]")
+          if repeated else nullcontext()):
+        res = ccopt.impact_scores(X, k, ml=ml or None, cl=cl or None, random_state=0, progress=False)
+    assert res.status == "converged"  # the optimum, but the heuristic route cannot prove it
+    assert res.lower_bound == pytest.approx(optimum, rel=1e-12)
+    assert res.upper_bound == pytest.approx(optimum, rel=1e-12)
+    assert np.all(res.scores == 0)  # zero multipliers already close the gap
+
+
+@pytest.mark.parametrize(("criterion", "method"), ROUTES)
+def test_a_constraint_set_without_a_feasible_clustering_is_a_clear_error(criterion, method):
+    # The clique test cannot see an odd cycle; before, the run went on with an infinite
+    # upper bound and NaN multipliers (scores silently 0, or "eta contains NaN"). With two
+    # clusters check_feasibility now names the cycle itself, before any search.
+    with pytest.raises(InfeasibleConstraintsError, match=r"form a cycle of 5 cannot-links") as caught:
+        ccopt.impact_scores(_points(), 2, cl=FIVE_CYCLE, criterion=criterion, method=method,
+                            max_iter=5, random_state=0, progress=False)
+    assert sorted(caught.value.certificate) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(("criterion", "method"), [("kmedoids", "voronoi"), ("mssc", "kmeans")])
+def test_coincident_points_still_give_a_k_partition(criterion, method):
+    # COP-kmeans leaves a cluster empty when two points coincide; the start was taken as is.
+    X = np.array([[5.33, -7.66], [5.33, -7.66], [4.06, 1.96], [4.49, 0.87], [1.65, 0.54]])
+    res = ccopt.impact_scores(X, 3, ml=[(2, 3), (2, 4)], cl=[(0, 2), (0, 4)], criterion=criterion,
+                              method=method, max_iter=10, random_state=6, progress=False)
+    assert np.unique(res.labels).size == 3
+    cost = kmedoids_cost(cdist(X, X), res.labels) if criterion == "kmedoids" else wcss(X, res.labels)
+    assert res.upper_bound == pytest.approx(cost)
+
+
+def test_fewer_distinct_points_than_k_keeps_k_clusters_in_the_voronoi_oracle():
+    X = np.array([[0.0, 0], [0, 0], [0, 0], [5, 5], [5, 5], [5, 5], [9, 0]])
+    # The routes handle the empty clusters of the unconstrained k-means start; its warning named
+    # a KMeans fit the user never ran, so it is not passed on.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ccopt.ConvergenceWarning)
+        res = ccopt.impact_scores(X, 4, ml=[(0, 3)], cl=[(1, 2)], max_iter=10, random_state=0, progress=False)
+    assert res.multipliers.eta.shape == (1, 4)
+    assert np.unique(res.labels).size == 4
+
+
+@pytest.mark.parametrize(("X", "k", "ml", "cl", "criterion", "seed", "cost"), [
+    ([[5.344, 0.734], [-2.871, 1.159], [-0.208, -2.318], [-5.829, 0.11], [0.876, -7.737]],
+     3, [], [(0, 4), (0, 1)], "kmedoids", 14, "kmedoids"),
+])
+def test_a_heuristic_route_that_closes_its_gap_does_not_claim_optimality(X, k, ml, cl, criterion, seed, cost):
+    # The voronoi route stopped as "optimal" (gap 0 %, has_solution_guarantee) with a labelling
+    # 15 % above the enumerated optimum: its lower value, capped at the incumbent, is no bound.
+    X = np.array(X)
+    d = cdist(X, X)
+    optimum, _ = constrained_optimum(lambda lab: kmedoids_cost(d, lab), len(X), k, ml, cl)
+    res = ccopt.impact_scores(X, k, ml=ml or None, cl=cl or None, criterion=criterion,
+                              random_state=seed, progress=False)
+    assert res.upper_bound > optimum * 1.1  # the route missed the optimum here ...
+    assert res.gap <= 1e-4  # ... and its heuristic value met the incumbent
+    assert res.status == "converged" and not res.status.has_solution_guarantee
+    assert not res.lower_is_bound
+
+
+@given(tiny_instances())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_optimal_status_on_any_route_means_the_enumerated_optimum(instance):
+    X, k, cons = instance
+    ml, cl = cons.ml_pairs.tolist(), cons.cl_pairs.tolist()
+    d = cdist(X, X)
+    optimum, _ = constrained_optimum(lambda lab: kmedoids_cost(d, lab), len(X), k, ml, cl)
+    if not np.isfinite(optimum):
+        return
+    for method in ("voronoi", "lagrangian"):
+        with warnings.catch_warnings():
+            # A run stopped before its first better bound scores nothing, and says so.
+            warnings.filterwarnings("ignore", "The scores were not computed", ccopt.ConvergenceWarning)
+            res = ccopt.impact_scores(X, k, constraints=cons, method=method, max_iter=200,
+                                      random_state=0, progress=False)
+        if res.status == "optimal":
+            assert res.upper_bound == pytest.approx(optimum, rel=1e-3)

@@ -1,4 +1,8 @@
-"""The tiny .dat instance the tests of the abstract models vary."""
+"""The tiny .dat instance the tests of the abstract models vary, and the file models/data/tiny.dat."""
+
+from pathlib import Path
+
+TINY_DAT_FILE = Path(__file__).resolve().parents[2] / "models" / "data" / "tiny.dat"
 
 TINY_DAT = """\
 param n := 4;

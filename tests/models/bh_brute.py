@@ -15,6 +15,15 @@ import numpy as np
 
 from ccopt import ClusteringProblem, Constraints
 
+# The reductions of P (contraction, free-object elimination, decomposition) switched on and off:
+# every exactness test solves P under each setting.
+FLAG_SETS = [
+    {},
+    {"decompose": False},
+    {"contract": False, "eliminate_free": False, "decompose": False},
+    {"decompose": True, "max_labellings": 1},  # every component goes to the MILP
+]
+
 
 def brute_force(X, centers, k, rows, penalty, min_size=None, max_size=None):
     """Objective of every labelling (inf if P excludes it); rows = (i, j, kind, weight, hard)."""

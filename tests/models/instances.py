@@ -1,4 +1,4 @@
-"""Seeded small instances shared by the dual, Lagrangian and direct-highspy tests."""
+"""Small seeded instances shared by the tests of ccopt.models."""
 
 from __future__ import annotations
 
@@ -37,3 +37,12 @@ def random_pairs_problem(rng: np.random.Generator, n: int, n_pairs: int, k: int)
     pairs = all_pairs[rng.choice(len(all_pairs), size=n_pairs, replace=False)]
     cons = Constraints(pairs, rng.choice(["ML", "CL"], size=n_pairs), n_samples=n)
     return ClusteringProblem.create(X, k, cons, require_closure=False)
+
+
+# Three far-apart pairs of close points.
+SIX_POINTS = np.array([[0.0, 0], [0.1, 0], [5, 5], [5.1, 5], [10, 0], [10.2, 0]])
+
+
+def six_points_problem() -> ClusteringProblem:
+    """SIX_POINTS in two clusters with the must-link (0, 1) and the cannot-link (1, 2)."""
+    return ClusteringProblem.create(SIX_POINTS, 2, ml=[(0, 1)], cl=[(1, 2)])

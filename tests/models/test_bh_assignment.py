@@ -6,6 +6,8 @@ scored by P's definition, written out independently of ccopt.models.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -16,6 +18,7 @@ from ccopt.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     SolverError,
+    SolverNotAvailableError,
 )
 from ccopt.models._bh_rows import MatrixRows, PyomoRows
 from ccopt.models.bh_assignment import (
@@ -25,9 +28,10 @@ from ccopt.models.bh_assignment import (
     build_bh_assignment_model,
 )
 from ccopt.solvers import SolverOptions, _CompiledModel, available_solvers, solve
+from ccopt.status import Status
 
-from .bh_brute import brute_force, make_problem, random_instance
-from .instances import random_pairs_problem
+from .bh_brute import FLAG_SETS, brute_force, make_problem, random_instance
+from .instances import SIX_POINTS, random_pairs_problem, six_points_problem
 
 
 def check_against_enumeration(X, centers, k, rows, penalty, min_size, max_size, **flags):
@@ -49,12 +53,6 @@ def check_against_enumeration(X, centers, k, rows, penalty, min_size, max_size, 
     return result
 
 
-FLAG_SETS = [
-    {},
-    {"decompose": False},
-    {"contract": False, "eliminate_free": False, "decompose": False},
-    {"decompose": True, "max_labellings": 1},  # every component goes to the MILP
-]
 # The program as matrices (highs_matrix, the default) and built in Pyomo (any other solver).
 ROUTES = ["highs_matrix", "appsi_highs"]
 
@@ -457,3 +455,70 @@ def test_solver_interrupt_becomes_keyboard_interrupt(monkeypatch, solver):
     problem = ClusteringProblem.create(X, 2, ml=[(0, 5)], cl=[(0, 1)], require_closure=False)
     with pytest.raises(KeyboardInterrupt):
         BHAssignmentProgram(problem, centers=X[:2], decompose=False, solver=solver).solve()
+
+
+# ----------------------------------------------------------------------------- arguments: time limit, solver name, flags, penalties
+
+
+CENTERS = np.array([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]])
+
+
+@pytest.mark.parametrize("time_limit", [-1, float("nan"), "1", True, -np.inf])
+def test_bh_solve_refuses_a_bad_time_limit(time_limit):
+    program = BHAssignmentProgram(six_points_problem(), centers=CENTERS[:2])
+    with pytest.raises(InvalidParameterError, match="time_limit must be"):
+        program.solve(time_limit=time_limit)
+
+
+def test_bh_solve_takes_zero_as_a_spent_budget():
+    # BHKMeans hands over what its Deadline has left, which stops at 0.
+    program = BHAssignmentProgram(six_points_problem(), centers=CENTERS[:2], decompose=False)
+    result = program.solve(time_limit=0)
+    assert result.status is Status.TIME_LIMIT and result.solves == ()
+
+
+def test_bh_solve_takes_an_infinite_time_limit():
+    program = BHAssignmentProgram(six_points_problem(), centers=CENTERS[:2], decompose=False)
+    assert program.solve(time_limit=float("inf")).status is Status.OPTIMAL
+
+
+def test_bh_program_checks_the_solver_name_at_construction():
+    # Before: accepted, and solve() returned optimal by the decomposition (no solver call).
+    with pytest.raises(SolverNotAvailableError, match="foobar"):
+        BHAssignmentProgram(six_points_problem(), solver="foobar", centers=CENTERS[:2])
+
+
+@pytest.mark.parametrize(("builder", "kwargs"), [
+    (BHAssignmentProgram, {"contract": "no"}),
+    (BHAssignmentProgram, {"decompose": 0}),
+    (build_bh_assignment_model, {"centers": CENTERS[:2], "eliminate_free": "no"}),
+])
+def test_bh_builders_refuse_non_bool_flags(builder, kwargs):
+    flag, value = next((key, v) for key, v in kwargs.items() if key != "centers")
+    with pytest.raises(InvalidParameterError, match=rf"{flag} must be True or False, got {value!r}"):
+        builder(six_points_problem(), **kwargs)
+
+
+def test_bh_builders_refuse_a_non_problem():
+    with pytest.raises(InvalidParameterError, match=r"Expected a ccopt\.ClusteringProblem, got ndarray"):
+        build_bh_assignment_model(SIX_POINTS, CENTERS[:2])
+    with pytest.raises(InvalidParameterError, match=r"Expected a ccopt\.ClusteringProblem, got NoneType"):
+        BHAssignmentProgram(None)
+
+
+def test_bh_penalties_that_overflow_are_refused_not_made_hard():
+    # penalty * weight * M overflowed to inf: a numpy RuntimeWarning, then the soft constraint
+    # acted as a hard one. PCKMeans and PCS refuse such penalties; BH-kmeans now does too.
+    from ccopt import BHKMeans
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    cons = Constraints.from_pairs(ml=[(0, 1)], ml_weights=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(InvalidParameterError, match=r"penalties overflow float64: penalty=1e\+300 times M="):
+            BHKMeans(3, penalty=1e300, random_state=0).fit(X, constraints=cons)
+    program = BHAssignmentProgram(ClusteringProblem.create(X, 3, constraints=cons, require_closure=False),
+                                  centers=X[:3], penalty=1.0)
+    with pytest.raises(InvalidParameterError, match="penalties overflow float64"):
+        program.penalty = 1e300
+    assert program.penalty == 1.0

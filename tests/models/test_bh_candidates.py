@@ -16,15 +16,8 @@ from ccopt.exceptions import InvalidParameterError
 from ccopt.models.bh_assignment import BHAssignmentProgram
 from ccopt.solvers import available_solvers
 
-from .bh_brute import brute_force, make_problem, random_instance
+from .bh_brute import FLAG_SETS, brute_force, make_problem, random_instance
 from .instances import random_pairs_problem
-
-FLAG_SETS = [
-    {},
-    {"decompose": False},
-    {"contract": False, "eliminate_free": False, "decompose": False},
-    {"decompose": True, "max_labellings": 1},  # every component goes to the MILP
-]
 
 
 def soft_instance(seed):

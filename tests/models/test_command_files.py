@@ -17,10 +17,10 @@ from ccopt import ClusteringProblem
 from ccopt.models import build_kmedoids_model
 from ccopt.solvers import available_solvers, solve
 
+from ._dat import TINY_DAT_FILE as TINY
 from .brute import kmedoids_costs, labellings, satisfies
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-TINY = MODELS / "data" / "tiny.dat"
 COMMAND_SOLVER = next(iter(available_solvers(("cbc", "glpk"))), None)
 needs_command_solver = pytest.mark.skipif(
     COMMAND_SOLVER is None, reason="the pyomo command needs cbc or glpk (apt-get install coinor-cbc)")

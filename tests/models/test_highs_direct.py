@@ -1,4 +1,5 @@
-"""The k-medoids program built directly for highspy equals the Pyomo route."""
+"""The k-medoids program built directly for highspy equals the Pyomo route; its multipliers are
+checked and copied, and its errors name what to change."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ccopt.models import (
 from ccopt.models.highs_direct import HighsKMedoids, kmedoids_matrices
 from ccopt.solvers import solve
 
-from .instances import blobs_with_noisy_constraints
+from .instances import blobs_with_noisy_constraints, six_points_problem
 
 
 def pyomo_matrices(model, n):
@@ -123,3 +124,40 @@ def test_errors():
     integer.solve()
     with pytest.raises(SolverError, match="no row duals"):
         integer.pairwise_duals()
+
+
+# ----------------------------------------------------------------------------- multipliers and the Lagrangian's epsilon
+
+
+def test_highs_set_multipliers_keeps_the_costs_highs_has_after_an_error():
+    program = HighsKMedoids(six_points_problem(), lagrangian=True)
+    reference = program.solve().objective
+    with pytest.raises(InvalidParameterError, match=r"lam must be <= 0"):
+        program.set_multipliers(eta=np.full((1, 6), -1.0), lam=np.full((1, 6), 1.0))
+    # Before: the rejected eta was kept and pushed by this call.
+    program.set_multipliers(lam=np.zeros((1, 6)))
+    assert program.solve().objective == pytest.approx(reference)
+
+
+def test_highs_lagrangian_epsilon_error_hints_at_lagrangian_false():
+    with pytest.raises(InvalidParameterError, match=r"got 0\.0; lagrangian=True relaxes") as info:
+        HighsKMedoids(six_points_problem(), lagrangian=True, epsilon=0)
+    assert "lagrangian=False, pairwise='exact'" in str(info.value)
+
+
+def test_highs_kmedoids_keeps_its_own_copy_of_the_multipliers():
+    # Before: the caller's array was kept, so after an in-place change (here to a positive,
+    # invalid value) "None keeps the current values" used the changed, unchecked values.
+    problem = blobs_with_noisy_constraints(5, n=8, k=2, m=4)
+    cons, n = problem.constraints, problem.n_samples
+    rng = np.random.default_rng(0)
+    eta = -rng.exponential(1.0, (cons.n_cl, n))
+    lam, gamma = -rng.exponential(1.0, (2, cons.n_ml, n))
+    direct = HighsKMedoids(problem, lagrangian=True)
+    direct.set_multipliers(eta=eta)
+    model = build_lagrangian_model(problem)
+    set_multipliers(model, eta=eta, lam=lam, gamma=gamma)
+    expected = solve(model, "highs_matrix").objective
+    eta[:] = 5.0
+    direct.set_multipliers(lam=lam, gamma=gamma)
+    assert direct.solve().objective == pytest.approx(expected, rel=1e-9)

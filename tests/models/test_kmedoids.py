@@ -1,6 +1,9 @@
-"""The k-medoids program: structure (no solver), exactness against enumeration, errors."""
+"""The k-medoids program: structure (no solver), exactness against enumeration (special
+instances, size bounds, sets proven infeasible), errors."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pyomo.environ as pyo
@@ -8,7 +11,13 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from ccopt import ClusteringProblem, config_context
-from ccopt.exceptions import InvalidDataError, InvalidParameterError, MemoryBudgetError, SolverError
+from ccopt.exceptions import (
+    InfeasibleConstraintsError,
+    InvalidDataError,
+    InvalidParameterError,
+    MemoryBudgetError,
+    SolverError,
+)
 from ccopt.models import abstract_kmedoids_model, build_kmedoids_model, kmedoids_labels
 from ccopt.solvers import solve
 from ccopt.status import Status
@@ -203,3 +212,86 @@ def test_epsilon_half_relaxation_has_a_point_that_satisfies_every_pairwise_row(s
         body = pyo.value(row.body)
         assert row.lower is None or body >= pyo.value(row.lower) - 1e-9, row.name
         assert row.upper is None or body <= pyo.value(row.upper) + 1e-9, row.name
+
+
+# ----------------------------------------------------------------------------- special instances and size bounds against enumeration
+
+
+def _kmedoids_optimum(X, k, ml, cl, min_size=None, max_size=None):
+    return float(enumerate_optimum(X, k, ml, cl, min_size=min_size, max_size=max_size)[0].min())
+
+
+_LINE = np.array([[0.0], [0.4], [1.1], [5.0], [5.2], [9.0], [9.5]])
+_SPECIAL = {
+    "k=1": (_LINE, 1, [(0, 6)], [], None, None),
+    "k=n": (_LINE[:4], 4, [], [(0, 1), (2, 3)], None, None),
+    "duplicate points": (np.array([[0.0, 0], [0, 0], [3, 3], [3, 3], [3, 3], [0, 0.1]]), 2,
+                         [(0, 2)], [(1, 5)], None, None),
+    "must-link chain": (_LINE, 3, [(0, 3), (3, 5), (5, 6)], [(1, 2)], None, None),
+    "cannot-link clique": (_LINE, 3, [], [(0, 1), (1, 2), (0, 2)], None, None),
+    "min size": (_LINE, 3, [], [(3, 4)], 2, None),
+    "max size": (_LINE, 2, [(0, 1)], [], None, 4),
+    "both sizes": (_LINE[:6], 3, [(0, 5)], [(1, 2)], 2, 2),
+    "clique larger than k": (_LINE, 2, [], [(0, 3), (3, 5), (0, 5)], None, None),
+    "cannot-link inside a chain": (_LINE, 2, [(0, 1), (1, 2)], [(0, 2)], None, None),
+    "chain above max size": (_LINE, 3, [(0, 1), (1, 2), (2, 3)], [], None, 3),
+}
+
+
+def _built_unless_proven_infeasible(problem, **options):
+    """The k-medoids model, or None when the builder refused it with a certificate of infeasibility."""
+    try:
+        return build_kmedoids_model(problem, **options)
+    except InfeasibleConstraintsError:
+        return None
+
+
+@pytest.mark.parametrize("name", list(_SPECIAL))
+@pytest.mark.parametrize("pairwise", ["exact", "epsilon"])
+def test_kmedoids_special_instances_equal_enumeration(name, pairwise):
+    X, k, ml, cl, min_size, max_size = _SPECIAL[name]
+    problem = ClusteringProblem.create(X, k, ml=ml, cl=cl, min_size=min_size, max_size=max_size,
+                                       require_closure=False)
+    best = _kmedoids_optimum(X, k, ml, cl, min_size, max_size)
+    model = _built_unless_proven_infeasible(problem, pairwise=pairwise)
+    if model is None:  # the builder's certificate: enumeration must agree
+        assert np.isinf(best)
+        return
+    result = solve(model, mip_gap=0.0, require_solution=False)
+    if np.isinf(best):
+        assert result.status is Status.INFEASIBLE and not result.has_solution
+        return
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(best, rel=1e-9, abs=1e-9)
+    labels, medoids = kmedoids_labels(model)
+    assert len(medoids) == k and (labels[medoids] == np.arange(k)).all()
+    assert satisfies(labels[None], ml, cl)[0] and sizes_within(labels[None], k, min_size, max_size)[0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kmedoids_random_instances_with_size_bounds_equal_enumeration(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(10):
+        n = int(rng.integers(3, 8))
+        k = int(rng.integers(1, min(3, n) + 1))
+        X = rng.integers(0, 4, size=(n, 2)).astype(float)  # ties and duplicates are common
+        pairs = list(itertools.combinations(range(n), 2))
+        ml, cl = [], []
+        for index in rng.choice(len(pairs), size=min(3, len(pairs)), replace=False):
+            (ml if rng.random() < 0.5 else cl).append(pairs[index])
+        min_size = int(rng.integers(0, n // k + 1))
+        max_size = max(min_size, int(rng.integers(-(-n // k), n + 1)))
+        problem = ClusteringProblem.create(X, k, ml=ml, cl=cl, min_size=min_size, max_size=max_size,
+                                           require_closure=False)
+        best = _kmedoids_optimum(X, k, ml, cl, min_size, max_size)
+        model = _built_unless_proven_infeasible(problem)
+        if model is None:  # the builder's certificate: enumeration must agree
+            assert np.isinf(best)
+            continue
+        result = solve(model, "highs_matrix", mip_gap=0.0, require_solution=False)
+        if np.isinf(best):
+            assert result.status is Status.INFEASIBLE
+        else:
+            assert result.objective == pytest.approx(best, rel=1e-9, abs=1e-9)
+            lp = solve(build_kmedoids_model(problem, relax=True), "highs_matrix")
+            assert lp.objective <= best + 1e-9

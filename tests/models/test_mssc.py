@@ -1,21 +1,24 @@
-"""The MSSC program in both forms: structure (no solver) and SCIP against enumeration."""
+"""The MSSC program in both forms: structure (no solver), big-M values, and SCIP against
+enumeration."""
 
 from __future__ import annotations
+
+import tracemalloc
 
 import numpy as np
 import pyomo.environ as pyo
 import pytest
 
+import ccopt
 from ccopt import ClusteringProblem
 from ccopt.exceptions import InvalidParameterError, SolverError
 from ccopt.models import abstract_mssc_model, build_mssc_model, mssc_labels
-from ccopt.solvers import available_solvers, solve
+from ccopt.models.mssc import _big_m
+from ccopt.solvers import solve
 from ccopt.status import Status
 
-from .brute import labellings, same_partition, satisfies, wcss_costs
-
-needs_scip = pytest.mark.skipif("scip_direct" not in available_solvers(("scip_direct",)),
-                                reason="pyscipopt is not installed (pip install pyscipopt)")
+from ._solvers import needs_scip
+from .brute import labellings, same_partition, satisfies, sizes_within, wcss_costs
 
 
 def instance(seed: int, n: int = 6, k: int = 2):
@@ -112,3 +115,55 @@ def test_abstract_model_reads_dat_data(tmp_path):
     instance_ = abstract_mssc_model().create_instance(str(path))
     costs, _ = enumerate_wcss(X, k, ml, cl)
     assert solve(instance_, "scip_direct").objective == pytest.approx(costs.min(), rel=1e-5)
+
+
+# ----------------------------------------------------------------------------- big-M values and more instances against enumeration
+
+
+def test_mssc_big_m_takes_no_memory_per_feature():
+    # Before: a block held rows x n x n_features differences (2^22 // n rows at a time), so
+    # with many features it took n^2 d floats: 134 MB here, 8 GB at n = d = 1000.
+    X = np.random.default_rng(1).normal(size=(128, 512))
+    tracemalloc.start()
+    try:
+        values = _big_m(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = [float(((X[i] - X) ** 2).sum(axis=1).max()) for i in range(X.shape[0])]
+    assert values == pytest.approx(expected, rel=1e-12)
+    assert peak < 8 * 2**20
+
+
+@needs_scip
+@pytest.mark.parametrize("form", ["convex", "fractional"])
+def test_mssc_size_bounds_k1_and_kn_equal_enumeration(form):
+    rng = np.random.default_rng(500)
+    X = rng.normal(size=(6, 2))
+    X[1] = X[0]  # a duplicate point
+    cases = [(1, [(0, 5)], [], None, None), (4, [], [(0, 1)], None, None),
+             (2, [(0, 2)], [(2, 3)], 2, 4), (3, [], [(0, 1), (1, 2), (0, 2)], 2, 2)]
+    for k, ml, cl, min_size, max_size in cases:
+        data = X[:4] if k == 4 else X
+        problem = ClusteringProblem.create(data, k, ml=ml, cl=cl, min_size=min_size, max_size=max_size)
+        L = labellings(data.shape[0], k)
+        ok = satisfies(L, ml, cl) & sizes_within(L, k, min_size, max_size)
+        best = float(np.where(ok, wcss_costs(data, L, k), np.inf).min())
+        model = build_mssc_model(problem, form=form)
+        assert solve(model, "scip_direct", mip_gap=0.0).objective == pytest.approx(best, rel=1e-5, abs=1e-6)
+        labels = mssc_labels(model)
+        assert sizes_within(labels[None], k, min_size, max_size)[0] and satisfies(labels[None], ml, cl)[0]
+
+
+def test_fractional_form_budgets_its_pyomo_model_not_only_the_distance_matrix():
+    # The Pyomo model takes hundreds of bytes per pair of objects (a Param entry and a term
+    # per cluster), not the 8 of the numpy matrix: n = 300 built 52 MiB where 0.7 were counted.
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    problem = ClusteringProblem.create(X, 3)
+    pairs_and_clusters = 40 * 40 * (3 + 1)
+    with ccopt.config_context(max_dense_bytes=100 * pairs_and_clusters):
+        with pytest.raises(ccopt.MemoryBudgetError, match="fractional MSSC Pyomo model"):
+            build_mssc_model(problem, form="fractional")
+        build_mssc_model(problem, form="convex")  # no n x n data
+    with ccopt.config_context(max_dense_bytes=128 * pairs_and_clusters):
+        build_mssc_model(problem, form="fractional")

@@ -1,15 +1,11 @@
-"""Regression tests from the review of the models and the solver seam.
-
-Each bug test failed before its fix. The gold-standard tests at the end compare model values
-with brute-force enumeration on tiny instances.
-"""
+"""The solver seam (ccopt.solvers) on the programs of ccopt.models, solver by solver: option
+names, time and gap limits, statuses and bounds, and the options HiGHS refuses."""
 
 from __future__ import annotations
 
 import itertools
 import math
 import time
-import tracemalloc
 
 import networkx as nx
 import numpy as np
@@ -18,14 +14,8 @@ import pytest
 
 from ccopt import ClusteringProblem
 from ccopt.exceptions import InvalidParameterError, SolverError
-from ccopt.models import (
-    build_kmedoids_model,
-    build_lagrangian_model,
-    build_mssc_model,
-    set_multipliers,
-)
+from ccopt.models import build_kmedoids_model, build_mssc_model
 from ccopt.models.highs_direct import HighsKMedoids
-from ccopt.models.mssc import _big_m
 from ccopt.solvers import (
     HighsMatrixSolver,
     PersistentSolver,
@@ -36,14 +26,13 @@ from ccopt.solvers import (
 )
 from ccopt.status import Status
 
-from .brute import labellings, satisfies, wcss_costs
 from .instances import blobs_with_noisy_constraints
 
 HIGHS_SOLVERS = available_solvers(("appsi_highs", "highs", "highs_matrix"))
 needs_appsi_cbc = pytest.mark.skipif("appsi_cbc" not in available_solvers(("appsi_cbc",)),
                                      reason="cbc is not installed (apt-get install coinor-cbc)")
-needs_scip = pytest.mark.skipif("scip_direct" not in available_solvers(("scip_direct",)),
-                                reason="pyscipopt is not installed (pip install pyscipopt)")
+needs_cbc = pytest.mark.skipif("cbc" not in available_solvers(("cbc",)),
+                               reason="cbc is not installed (apt-get install coinor-cbc)")
 
 
 def small_knapsack(n: int = 12, seed: int = 0):
@@ -65,7 +54,7 @@ def tiny_mssc_problem():
     return ClusteringProblem.create(X, 2, ml=[(0, 1)]), X
 
 
-# ----------------------------------------------------------------------------- appsi_cbc
+# ----------------------------------------------------------------------------- CBC (appsi_cbc and cbc) and glpk
 
 
 @needs_appsi_cbc
@@ -83,6 +72,49 @@ def test_appsi_cbc_gets_the_mip_gap_under_cbc_option_names(capfd):
     assert solve(small_knapsack()[0], "appsi_cbc").bound == pytest.approx(best)
 
 
+@needs_appsi_cbc
+def test_appsi_cbc_refuses_nonlinear_models_instead_of_solving_another_one():
+    # Before: APPSI's LP writer dropped the fractional objective (6) and CBC returned
+    # "optimal" with the WCSS of an arbitrary labelling (5.27 here, optimum 2.47).
+    problem, _ = tiny_mssc_problem()
+    with pytest.raises(SolverError, match=r"Objective objective is nonlinear; 'appsi_cbc'"):
+        solve(build_mssc_model(problem, form="fractional"), "appsi_cbc")
+    # Before: "No such file or directory: '....soln'".
+    with pytest.raises(SolverError, match=r"Constraint bigm_rows\[0,0\] is nonlinear; 'appsi_cbc'"):
+        solve(build_mssc_model(problem), "appsi_cbc")
+    # Linear models still go through, on later persistent solves too.
+    model, best = small_knapsack()
+    persistent = PersistentSolver(model, "appsi_cbc")
+    assert persistent.solve().objective == pytest.approx(best)
+    assert persistent.solve().objective == pytest.approx(best)
+
+
+@needs_cbc
+def test_an_option_cbc_does_not_know_is_refused_not_dropped():
+    # CBC printed "No match for mip_rel_gap" and solved without a gap, where the HiGHS routes
+    # refuse a misspelt option.
+    model = build_kmedoids_model(ClusteringProblem.create(np.array([[0.0], [1.0], [5.0]]), 2))
+    with pytest.raises(InvalidParameterError, match=r"CBC does not know the option\(s\) 'mip_rel_gap', "
+                       r"'secs' \(options given: \{'mip_rel_gap': 0.3, 'secs': 5\}\)"):
+        solve(model, "cbc", options={"mip_rel_gap": 0.3, "secs": 5})
+    assert solve(model, "cbc", options={"ratioGap": 0.3, "seconds": 5}).status is Status.OPTIMAL
+
+
+@pytest.mark.skipif("glpk" not in available_solvers(("glpk",)),
+                    reason="glpk is not installed (apt-get install glpk-utils)")
+def test_an_infeasible_lp_on_glpk_says_where_to_look():
+    # glpsol prints "LP HAS NO PRIMAL FEASIBLE SOLUTION", which Pyomo maps to "other": the
+    # message said only "status: error".
+    X = np.array([[0.0], [0.2], [5.0], [5.3], [9.0]])
+    model = build_kmedoids_model(ClusteringProblem.create(X, 2), relax=True)
+    model.extra = pyo.Constraint(expr=sum(model.y.values()) >= 3)  # two medoids exactly, in (5)
+    with pytest.raises(SolverError, match=r"termination: other.*GLPK ends an infeasible LP so\); run "
+                       r"with tee=True to see its log"):
+        solve(model, "glpk")
+    with pytest.raises(SolverError, match=r"The model is infeasible\.$"):
+        solve(model, "highs_matrix")
+
+
 @pytest.mark.skipif("glpk" not in available_solvers(("glpk",)),
                     reason="glpk is not installed (apt-get install glpk-utils)")
 def test_glpk_stopped_at_the_mip_gap_is_optimal_within_it_as_on_highs():
@@ -96,10 +128,6 @@ def test_glpk_stopped_at_the_mip_gap_is_optimal_within_it_as_on_highs():
     # With a limit of glpsol's own among the options, an early stop proves nothing.
     assert solve(model, "glpk", mip_gap=0.3, options={"tmlim": 60}).status is Status.FEASIBLE
     assert solve(model, "glpk").objective == pytest.approx(best)
-
-
-needs_cbc = pytest.mark.skipif("cbc" not in available_solvers(("cbc",)),
-                               reason="cbc is not installed (apt-get install coinor-cbc)")
 
 
 def _kmedoids_80(relax: bool = False):
@@ -144,24 +172,7 @@ def test_cbc_reports_no_bound_for_an_infeasible_model():
     assert result.status is Status.INFEASIBLE and result.bound is None
 
 
-@needs_appsi_cbc
-def test_appsi_cbc_refuses_nonlinear_models_instead_of_solving_another_one():
-    # Before: APPSI's LP writer dropped the fractional objective (6) and CBC returned
-    # "optimal" with the WCSS of an arbitrary labelling (5.27 here, optimum 2.47).
-    problem, _ = tiny_mssc_problem()
-    with pytest.raises(SolverError, match=r"objective objective is nonlinear; 'appsi_cbc'"):
-        solve(build_mssc_model(problem, form="fractional"), "appsi_cbc")
-    # Before: "No such file or directory: '....soln'".
-    with pytest.raises(SolverError, match=r"Constraint bigm_rows\[0,0\] is nonlinear; 'appsi_cbc'"):
-        solve(build_mssc_model(problem), "appsi_cbc")
-    # Linear models still go through, on later persistent solves too.
-    model, best = small_knapsack()
-    persistent = PersistentSolver(model, "appsi_cbc")
-    assert persistent.solve().objective == pytest.approx(best)
-    assert persistent.solve().objective == pytest.approx(best)
-
-
-# ----------------------------------------------------------------------------- options
+# ----------------------------------------------------------------------------- time limits
 
 
 @pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs", "highs_matrix", "cbc",
@@ -199,6 +210,9 @@ def test_highs_matrix_counts_compiling_against_the_time_limit(monkeypatch):
     assert given and given[0] <= 10.0 - 0.3
 
 
+# ----------------------------------------------------------------------------- HiGHS
+
+
 @pytest.mark.parametrize("solver", HIGHS_SOLVERS)
 def test_highs_options_it_refuses_are_errors_not_silently_dropped(solver):
     # Before: a misspelt "time_limt" (so no time limit at all) or an invalid value was
@@ -219,9 +233,6 @@ def test_highs_matrix_solver_and_highs_kmedoids_check_their_options():
     problem = blobs_with_noisy_constraints(3, n=6, m=3)
     with pytest.raises(InvalidParameterError, match="HiGHS rejects the option 'thread'"):
         HighsKMedoids(problem, options=SolverOptions(extra={"thread": 1}))
-
-
-# ----------------------------------------------------------------------------- highs_matrix
 
 
 def test_highs_matrix_solves_a_model_whose_variables_are_all_fixed_like_the_other_routes():
@@ -246,108 +257,3 @@ def test_highs_matrix_solves_a_model_whose_variables_are_all_fixed_like_the_othe
     assert feasible.status is Status.OPTIMAL and feasible.objective == pytest.approx(2.5)
     infeasible = HighsMatrixSolver([], empty, [1.0], [2.0], [], []).solve(require_solution=False)
     assert infeasible.status is Status.INFEASIBLE and not infeasible.has_solution
-
-
-# ----------------------------------------------------------------------------- highs_direct
-
-
-def test_highs_kmedoids_keeps_its_own_copy_of_the_multipliers():
-    # Before: the caller's array was kept, so after an in-place change (here to a positive,
-    # invalid value) "None keeps the current values" used the changed, unchecked values.
-    problem = blobs_with_noisy_constraints(5, n=8, k=2, m=4)
-    cons, n = problem.constraints, problem.n_samples
-    rng = np.random.default_rng(0)
-    eta = -rng.exponential(1.0, (cons.n_cl, n))
-    lam, gamma = -rng.exponential(1.0, (2, cons.n_ml, n))
-    direct = HighsKMedoids(problem, lagrangian=True)
-    direct.set_multipliers(eta=eta)
-    model = build_lagrangian_model(problem)
-    set_multipliers(model, eta=eta, lam=lam, gamma=gamma)
-    expected = solve(model, "highs_matrix").objective
-    eta[:] = 5.0
-    direct.set_multipliers(lam=lam, gamma=gamma)
-    assert direct.solve().objective == pytest.approx(expected, rel=1e-9)
-
-
-# ----------------------------------------------------------------------------- MSSC
-
-
-def test_mssc_big_m_takes_no_memory_per_feature():
-    # Before: a block held rows x n x n_features differences (2^22 // n rows at a time), so
-    # with many features it took n^2 d floats: 134 MB here, 8 GB at n = d = 1000.
-    X = np.random.default_rng(1).normal(size=(128, 512))
-    tracemalloc.start()
-    try:
-        values = _big_m(X)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    expected = [float(((X[i] - X) ** 2).sum(axis=1).max()) for i in range(X.shape[0])]
-    assert values == pytest.approx(expected, rel=1e-12)
-    assert peak < 8 * 2**20
-
-
-# ----------------------------------------------------------------------------- gold standard
-
-
-def lagrangian_by_enumeration(X, k, ml, cl, mult, epsilon, symmetry_breaking):
-    """min over every assignment of the n objects to k labelled, non-empty clusters of the
-    WCSS plus the multiplier terms of (10), written out term by term."""
-    n = X.shape[0]
-    A = np.array([a for a in itertools.product(range(k), repeat=n) if len(set(a)) == k])
-    if symmetry_breaking:
-        A = A[(np.arange(n) >= A).all(axis=1)]
-    value = wcss_costs(X, A, k)
-    for q in range(k):
-        x = (q == A).astype(float)
-        for c, (u, v) in enumerate(cl):
-            value += mult["eta"][c, q] * (1 + epsilon - x[:, u] - x[:, v])
-        for c, (u, v) in enumerate(ml):
-            value += mult["lam"][c, q] * (epsilon + x[:, u] - x[:, v])
-            value += mult["gamma"][c, q] * (epsilon + x[:, v] - x[:, u])
-    return float(value.min())
-
-
-@needs_scip
-@pytest.mark.parametrize("symmetry_breaking", [False, pytest.param(True, marks=pytest.mark.slow)])
-def test_mssc_lagrangian_equals_enumeration_and_bounds_the_constrained_optimum(symmetry_breaking):
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(6, 2))
-    X[3:] += 2.0
-    k, ml, cl = 2, [(0, 5)], [(0, 1), (2, 3)]
-    problem = ClusteringProblem.create(X, k, ml=ml, cl=cl)
-    L = labellings(6, k)
-    optimum = float(np.where(satisfies(L, ml, cl), wcss_costs(X, L, k), np.inf).min())
-    for scale in (0.3, 3.0):
-        mult = {"eta": -rng.exponential(scale, (2, k)), "lam": -rng.exponential(scale, (1, k)),
-                "gamma": -rng.exponential(scale, (1, k))}
-        m = build_lagrangian_model(problem, base="mssc", relax=False, epsilon=0.4,
-                                   symmetry_breaking=symmetry_breaking)
-        set_multipliers(m, **mult)
-        value = solve(m, "scip_direct").objective
-        expected = lagrangian_by_enumeration(X, k, ml, cl, mult, 0.4, symmetry_breaking)
-        assert value == pytest.approx(expected, rel=1e-5, abs=1e-6)
-        assert value <= optimum + 1e-6  # weak duality
-
-
-@pytest.mark.parametrize("solver", available_solvers(("appsi_highs", "highs", "highs_matrix", "cbc",
-                                                      "glpk", "appsi_cbc")))
-def test_every_solver_gives_the_same_integer_lagrangian_and_lp_bound(solver):
-    problem = blobs_with_noisy_constraints(2, n=7, k=2, m=4)
-    cons, n = problem.constraints, problem.n_samples
-    rng = np.random.default_rng(5)
-    ip = solve(build_kmedoids_model(problem, pairwise="exact"), "appsi_highs").objective
-    lp = solve(build_kmedoids_model(problem, pairwise="exact", relax=True), solver).objective
-    assert lp <= ip + 1e-7
-    model = build_lagrangian_model(problem, relax=False)
-    persistent = PersistentSolver(model, solver)
-    for scale in (0.5, 4.0):
-        mult = {"eta": -rng.exponential(scale, (cons.n_cl, n)),
-                "lam": -rng.exponential(scale, (cons.n_ml, n)),
-                "gamma": -rng.exponential(scale, (cons.n_ml, n))}
-        set_multipliers(model, **mult)
-        fresh = build_lagrangian_model(problem, relax=False)
-        set_multipliers(fresh, **mult)
-        reference = solve(fresh, "appsi_highs").objective
-        assert persistent.solve().objective == pytest.approx(reference, rel=1e-6, abs=1e-7)
-        assert reference <= ip + 1e-7

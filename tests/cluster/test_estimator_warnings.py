@@ -1,10 +1,10 @@
-"""Review of the estimators' input handling (session 42): regression tests for the defects fixed.
+"""What the estimators warn about, and when they stay silent.
 
-* KMeans ignored the cannot-links it was given without a word.
-* The soft algorithms (KMeans, PCKMeans, BHKMeans, PCS) accepted a cannot-link inside a
-  must-link chain silently, although no labelling can satisfy such a set.
-* LCC stopped on ``max_iter`` (status ``iteration_limit``) without the ConvergenceWarning
-  every other iterative estimator issues.
+* KMeans ignores the cannot-links it is given: it says how many, and how many labels_ violates.
+* The soft algorithms (PCKMeans, BHKMeans, PCS) say when a cannot-link lies inside a must-link
+  chain, which no labelling can satisfy; KMeans's own warning covers such pairs.
+* KMeans and LCC say when they ignore hard flags or per-constraint weights.
+* An iterative estimator that stops on ``max_iter`` gives a ConvergenceWarning (LCC as well).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from ccopt.cluster import LCC, PCS, BHKMeans, COPKMeans, KMeans, PCKMeans, kmean
 from ccopt.constraints import Constraints
 from ccopt.exceptions import CcoptWarning, ConvergenceWarning, InfeasibleConstraintsError
 from ccopt.status import Status
+
+from ._estimators import make_estimator
 
 
 def _blobs(seed=0, n_per=10):
@@ -40,7 +42,7 @@ def _messages(caught, category=CcoptWarning, start=""):
     return [str(w.message) for w in caught if issubclass(w.category, category) and str(w.message).startswith(start)]
 
 
-# ----------------------------------------------------------------------------- 1. KMeans and cannot-links
+# ----------------------------------------------------------------------------- KMeans and cannot-links
 def test_kmeans_says_how_many_cannot_links_it_does_not_enforce():
     X = _blobs()
     with pytest.warns(CcoptWarning, match=r"^KMeans does not enforce cannot-links: it keeps every must-link and "
@@ -92,8 +94,9 @@ def test_the_experiment_runner_passes_the_warning_on_for_the_kmeans_algorithm():
     assert _messages(caught, start="KMeans does not enforce cannot-links")
 
 
-# ----------------------------------------------------------------------------- 2. cannot-links inside chains
-def _make(name):
+# ----------------------------------------------------------------------------- cannot-links inside chains
+def _soft_estimator(name):
+    """One of the algorithms that may violate cannot-links (PCS with sizes for _blobs' 30 points)."""
     sizes = [10, 10, 10]
     return {
         "KMeans": lambda: KMeans(3, random_state=0),
@@ -121,7 +124,7 @@ def test_kmeans_gives_one_warning_for_a_cannot_link_inside_a_must_link_chain():
 def test_soft_algorithms_warn_of_a_cannot_link_inside_a_must_link_chain(name):
     X = _blobs()
     ml, cl = [(0, 1), (1, 2)], [(0, 2), (5, 15)]
-    est, caught = _record(lambda: _make(name).fit(X, ml=ml, cl=cl))
+    est, caught = _record(lambda: _soft_estimator(name).fit(X, ml=ml, cl=cl))
     hits = [w for w in caught if issubclass(w.category, CcoptWarning) and "inside must-link chains" in str(w.message)]
     assert len(hits) == 1 and hits[0].filename == __file__
     assert re.match(rf"{name}: 1 of the 2 cannot-link\(s\) lie inside must-link chains .*: \(0, 2\) \[cl\[0\]\]\. "
@@ -134,7 +137,7 @@ def test_soft_algorithms_warn_of_a_cannot_link_inside_a_must_link_chain(name):
 @pytest.mark.parametrize("name", SOFT)
 def test_no_chain_warning_for_a_consistent_set(name):
     X = _blobs()
-    _, caught = _record(lambda: _make(name).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 15), (5, 25)]))
+    _, caught = _record(lambda: _soft_estimator(name).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 15), (5, 25)]))
     assert not [m for m in _messages(caught) if "inside must-link chains" in m]
 
 
@@ -222,7 +225,56 @@ def test_cannot_links_in_chains_helper():
     assert _cannot_links_in_chains(cons).tolist() == _inside_chains(cons)
 
 
-# ----------------------------------------------------------------------------- 3. LCC and max_iter
+# ----------------------------------------------------------------------------- hard flags and weights left unread
+@pytest.fixture
+def line():
+    return np.array([[0.0], [0.1], [5.0], [5.1], [10.0], [10.1]])
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_estimators_that_ignore_hard_flags_say_so(name, line):
+    # KMeans and LCC return a labelling even for an infeasible hard set, so they must say that
+    # they ignored the flags. KMeans, which ignores every cannot-link, says so once, counting
+    # the hard ones in that warning.
+    triangle = Constraints.from_pairs(cl=[(0, 2), (2, 4), (0, 4)], cl_hard=True, n_samples=6)
+    expected = (r"^KMeans does not enforce cannot-links: .*ignores the 3 cannot-link\(s\) given \(\d of them "
+                r"violated by labels_; 3 of them marked hard\)" if name == "KMeans" else
+                r"^LCC does not honour hard flags .*\(3 cannot-link\(s\) marked hard of 3 constraints\).* "
+                r"PCKMeans, BHKMeans and PCS honour hard flags")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = make_estimator(name, 2).fit(line, constraints=triangle)
+    messages = [str(w.message) for w in caught if issubclass(w.category, CcoptWarning)]
+    assert len(messages) == 1 and re.match(expected, messages[0]), messages
+    assert est.labels_.shape == (6,)
+    with pytest.raises(InfeasibleConstraintsError, match=r"Objects \[0, 2, 4\] pairwise cannot-link"):
+        COPKMeans(2, random_state=0).fit(line, constraints=triangle)
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_estimators_that_ignore_weights_say_so(name, line):
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4), (1, 3)], cl_weights=[5.0, 1.0],
+                                  ml_hard=True, n_samples=6)
+    with pytest.warns(CcoptWarning, match=r"\(1 with a weight other than 1 of 3 constraints\)"):
+        if name == "KMeans":  # it also says, in a warning of its own, that it ignores the cannot-links
+            with pytest.warns(CcoptWarning, match=r"^KMeans does not enforce cannot-links"):
+                make_estimator(name).fit(line, constraints=cons)
+        else:
+            make_estimator(name).fit(line, constraints=cons)
+
+
+@pytest.mark.parametrize("name", ["KMeans", "LCC"])
+def test_no_warning_when_nothing_is_ignored(name, line, recwarn):
+    # Hard must-links hold in both (they are contracted): no hard flag or weight goes unread.
+    # KMeans says only that it does not enforce the cannot-link (LCC does).
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 4)], ml_hard=True, n_samples=6)
+    make_estimator(name).fit(line, constraints=cons)
+    messages = [str(w.message) for w in recwarn if issubclass(w.category, CcoptWarning)]
+    assert len(messages) == (name == "KMeans")
+    assert all(m.startswith("KMeans does not enforce cannot-links") for m in messages)
+
+
+# ----------------------------------------------------------------------------- stopping on max_iter
 def test_lcc_warns_when_it_stops_on_max_iter():
     X = _blobs()
     with pytest.warns(ConvergenceWarning, match=r"^LCC stopped after max_iter=1 iterations before its stopping "
