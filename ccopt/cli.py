@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ccopt.exceptions import (
     CcoptError,
+    CcoptWarning,
     DataFormatError,
     InvalidConstraintError,
     InvalidDataError,
@@ -985,8 +986,19 @@ def main(argv: list[str] | None = None) -> int:
     previous_level = package_logger.level
     if verbose:
         package_logger.setLevel(level)
-    previous = warnings.showwarning
-    warnings.showwarning = _show_warning
+    with warnings.catch_warnings():  # restores the caller's filters and showwarning
+        # ccopt's warnings are messages to the command's user, one line each, whatever
+        # filters the caller set (``python -W error``, a test runner's configuration).
+        warnings.simplefilter("default", CcoptWarning)
+        warnings.showwarning = _show_warning
+        try:
+            return _run(args)
+        finally:
+            package_logger.setLevel(previous_level)
+
+
+def _run(args) -> int:
+    """Run the parsed command; errors a user can cause become one line on stderr and an exit code."""
     try:
         with _memory_bound(getattr(args, "max_memory", None)):
             code = args.handler(args)
@@ -1013,9 +1025,6 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):  # stdout without a file descriptor (captured in tests)
             pass
         return EXIT_BROKEN_PIPE
-    finally:
-        warnings.showwarning = previous
-        package_logger.setLevel(previous_level)
 
 
 if __name__ == "__main__":

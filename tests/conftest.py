@@ -50,3 +50,19 @@ def benchmark_script():
         spec.loader.exec_module(module)
         return module
     return load
+
+
+@pytest.fixture
+def ten_point_files(tmp_path):
+    """10 seeded 2-D points in 2 groups, written as ``data.csv`` (header ``x,y``) and as
+    ``noheader.csv``, and ``cons.csv`` (0-1 ML, 0-9 CL): ``(X, with_header, without_header,
+    constraints)``."""
+    X, _ = make_gaussian_clusters(10, 2, cluster_std=0.3, random_state=3)
+    rows = "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X)
+    with_header = tmp_path / "data.csv"
+    with_header.write_text("x,y\n" + rows)
+    without = tmp_path / "noheader.csv"
+    without.write_text(rows)
+    cons = tmp_path / "cons.csv"
+    cons.write_text("i,j,kind\n0,1,ML\n0,9,CL\n")
+    return X, with_header, without, cons

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
-from ccopt import Constraints
+from ccopt import Constraints, DuplicateConstraintWarning
 from ccopt.datasets import Dataset
 
 
@@ -48,9 +46,8 @@ def test_k_sweep_f1_counts_the_constraint_rows_as_given(k_sweep, monkeypatch):
     # Objects 0,1 | 2,3 | 4,5 on a line: k-means with k = 3 splits class 1 (objects 2..5).
     X = np.array([[0.0], [0.1], [10.0], [10.1], [20.0], [20.1]])
     labels = np.array([0, 0, 1, 1, 1, 1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the duplicated row
-        # ML(2, 4) correct but violated, given twice; ML(0, 3) erroneous and violated; CL(0, 2) correct.
+    # ML(2, 4) correct but violated, given twice; ML(0, 3) erroneous and violated; CL(0, 2) correct.
+    with pytest.warns(DuplicateConstraintWarning, match=r"1 duplicate constraint row\(s\) merged: row 0 = row 1\."):
         cons = Constraints([(2, 4), (2, 4), (0, 3), (0, 2)], ["ML", "ML", "ML", "CL"], n_samples=6)
     data = Dataset(X=X, labels=labels, name="toy", feature_names=("x",), constraint_sets={"set": cons})
     import ccopt.datasets

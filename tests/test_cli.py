@@ -9,6 +9,7 @@ runs through the subprocess in the slow tier.
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import os
 import shutil
@@ -18,7 +19,8 @@ import sys
 import numpy as np
 import pytest
 
-from ccopt.cli import discover_benchmarks, main
+import ccopt
+from ccopt.cli import EXIT_BROKEN_PIPE, discover_benchmarks, main
 from ccopt.generators import make_gaussian_clusters
 
 N = 10
@@ -33,6 +35,15 @@ def files(tmp_path):
     cons = tmp_path / "cons.csv"
     cons.write_text("i,j,kind\n0,1,ML\n0,7,ML\n2,3,ML\n0,9,CL\n4,8,CL\n")
     return {"dir": tmp_path, "data": data, "cons": cons, "X": X, "y": y}
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    """8 points in two groups of 4, their class in the first column (data.csv)."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (4, 2)), rng.normal(3, 0.3, (4, 2))])
+    return _write(tmp_path / "data.csv", "class,x,y\n" + "".join(
+        f"{c},{a!r},{b!r}\n" for (a, b), c in zip(X.tolist(), [0] * 4 + [1] * 4, strict=True)))
 
 
 def _run(argv, capsys):
@@ -176,6 +187,19 @@ def test_help_for_every_command(argv, expected, capsys):
         assert fragment in text
 
 
+def test_cluster_help_keeps_the_line_break_of_its_last_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    out = capsys.readouterr().out
+    assert "--algorithm bh-kmeans \\\n        --predict new.csv" in out
+
+
+def test_the_score_help_warns_that_the_exact_method_is_for_small_instances(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    assert "exact solves an integer program every iteration: small" in capsys.readouterr()[0]
+
+
 # --------------------------------------------------------------------------- happy paths
 def test_score_ranks_and_writes_what_the_api_computes(files, capsys):
     from ccopt import Constraints, impact_scores
@@ -202,6 +226,21 @@ def test_score_ranks_and_writes_what_the_api_computes(files, capsys):
         assert int(by_row[row]["erroneous"]) == int(api.erroneous[row])
     assert "rank" in text and "detection: precision" in text and f"wrote {out}" in text
     assert history.read_text().splitlines()[0].startswith("iteration,")
+
+
+def test_the_result_writes_the_ranked_csv_that_the_command_line_writes(tmp_path):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, size=(8, 2)) for c in (0.0, 4.0)])
+    result = ccopt.impact_scores(X, 2, ml=[(0, 1), (0, 8)], cl=[(0, 9), (2, 3)], progress=False, random_state=0)
+    result.to_csv(tmp_path / "given.csv")
+    result.to_csv(tmp_path / "ranked.csv", ranked=True)
+    given = list(csv.reader((tmp_path / "given.csv").read_text().splitlines()))
+    ranked = list(csv.reader((tmp_path / "ranked.csv").read_text().splitlines()))
+    assert ranked[0] == ["rank", "row", *given[0]]
+    assert [int(r[1]) for r in ranked[1:]] == result.ranking().tolist()
+    assert [r[0] for r in ranked[1:]] == [str(k) for k in range(1, len(given))]
+    assert all(r[2:] == given[int(r[1]) + 1] for r in ranked[1:])
+    assert not any(value.startswith("-0.0") and float(value) == 0 for row in given[1:] for value in row[3:5])
 
 
 def test_score_reads_a_constraint_matrix_and_draws_both_plots(files, capsys):
@@ -260,6 +299,18 @@ def test_cluster_predicts_new_rows_with_the_label_of_their_neighbours(files, cap
     assert "new.csv: 3 rows to the nearest centre" in text
 
 
+@pytest.mark.parametrize("header", ["\ufeffclass,x,y", " class ,x,y", "\nclass,x,y"])
+def test_predict_file_label_column_is_found_as_load_csv_finds_it(tmp_path, data_file, capsys, header):
+    new = tmp_path / "new.csv"
+    new.write_text(header + "\n1,0.1,0.2\n0,3.1,2.9\n", encoding="utf-8")
+    out = tmp_path / "pred.csv"
+    code = main(["cluster", str(data_file), "-k", "2", "--algorithm", "kmeans", "--label-column", "class",
+                 "--predict", str(new), "--predict-out", str(out), "-q"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert out.read_text().splitlines()[0] == "index,label" and len(out.read_text().splitlines()) == 3
+
+
 @pytest.mark.parametrize(("scale", "scaler"), [("standard", "StandardScaler"), ("minmax", "MinMaxScaler")])
 def test_scale_rescales_the_data_before_scoring(files, capsys, scale, scaler):
     from sklearn import preprocessing
@@ -302,6 +353,8 @@ def test_scale_rescales_predicted_rows_with_the_training_statistics(files, capsy
         assert [int(r["label"]) for r in csv.DictReader(handle)] == expected.tolist()
 
 
+# main prints the warnings that reach it: let this one through as it would on a console.
+@pytest.mark.filterwarnings("default:1 duplicate constraint row:ccopt.exceptions.DuplicateConstraintWarning")
 def test_duplicate_rows_warn_on_one_line(files, capsys):
     dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n1,0,ML\n")
     code, _, err = _run(["cluster", files["data"], "--constraints", dup, "-k", 2, "--algorithm", "kmeans", "-q"],
@@ -311,17 +364,67 @@ def test_duplicate_rows_warn_on_one_line(files, capsys):
         line for line in err.splitlines() if line.startswith("ccopt: warning: 1 duplicate constraint row")]
 
 
+# main prints the warnings that reach it: let this one through as it would on a console.
+@pytest.mark.filterwarnings("default:2 duplicate constraint row:ccopt.exceptions.DuplicateConstraintWarning")
 def test_scores_file_echoes_a_reversed_duplicate_as_written(files, capsys):
     # Both rows are one constraint and share its score, but each line names the pair the user wrote.
     dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n9,0,CL\n1,0,ML\n0,9,CL\n")
     out = files["dir"] / "scores.csv"
-    code, _, _ = _run(["score", files["data"], "--constraints", dup, "-k", 2, "--label-column", "class",
-                       "--out", out, "-q"], capsys)
+    code, _, err = _run(["score", files["data"], "--constraints", dup, "-k", 2, "--label-column", "class",
+                         "--out", out, "-q"], capsys)
     assert code == 0
+    assert "ccopt: warning: 2 duplicate constraint row(s) merged: " in err
     with open(out, newline="") as handle:
         rows = {int(r["row"]): r for r in csv.DictReader(handle)}
     assert [(rows[r]["i"], rows[r]["j"]) for r in range(4)] == [("0", "1"), ("9", "0"), ("1", "0"), ("0", "9")]
     assert rows[0]["score"] == rows[2]["score"] and rows[1]["score"] == rows[3]["score"]
+
+
+# --------------------------------------------------------------------------- output closed early or unwritable
+class _ClosedPipe(io.TextIOBase):
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+
+def test_output_closed_early_exits_141_without_a_traceback(data_file, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert main(["cluster", str(data_file), "-k", "2", "--algorithm", "kmeans", "-q"]) == EXIT_BROKEN_PIPE
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_console_script_into_a_closed_pipe_exits_141_quietly(data_file, buffered):
+    """Buffered output fails only when flushed: at exit that was 'Exception ignored', code 120."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "ccopt", "cluster", str(data_file), "-k", "2",
+                               "--algorithm", "kmeans", "-q", "--label-column", "class"],
+                              stdout=write_end, stderr=subprocess.PIPE,
+                              env=env, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == EXIT_BROKEN_PIPE and proc.stderr == b"", proc.stderr.decode()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", ["score", "cluster"])
+def test_an_output_file_that_cannot_be_written_is_a_clean_error(tmp_path, capsys, command):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rng.normal(size=(12, 2))))
+    cons = tmp_path / "c.csv"
+    cons.write_text("i,j,kind\n0,1,ML\n2,3,CL\n")
+    argv = [command, str(data), "--constraints", str(cons), "-k", "2", "--out", "/dev/full", "--quiet"]
+    if command == "cluster":
+        argv += ["--algorithm", "cop-kmeans"]
+    assert main(argv) == 2
+    assert "cannot write /dev/full" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- bench
@@ -450,7 +553,7 @@ def test_cluster_passes_the_bh_kmeans_options(files, capsys):
     assert all(record["restricted"] for record in est.history_)
 
 
-# --------------------------------------------------------------------------- audit of the command line
+# --------------------------------------------------------------------------- plots, sizes, reports, logs
 PNG = b"\x89PNG"
 
 

@@ -66,7 +66,7 @@ def test_one_iteration_that_leaves_a_gap_has_not_scored_and_more_have():
 
 def test_a_second_iteration_with_a_lower_bound_has_not_scored_either():
     # The best multipliers move only with a better bound: here the second iteration's bound
-    # is lower, so they are still the starting zeros (the audit's instance, lp route).
+    # is lower, so they are still the starting zeros (an instance where it happens, lp route).
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 2)) + np.repeat(rng.normal(scale=3, size=(3, 2)), [14, 13, 13], axis=0)
     pairs = [tuple(p) for p in rng.choice(40, size=(12, 2)) if p[0] != p[1]]

@@ -1,8 +1,8 @@
-"""Tests of ccopt.constraints: construction, validation, closure, feasibility, violations."""
+"""Tests of ccopt.constraints: construction, validation, hard flags, closure, feasibility,
+violations, pickles (files and matrices: test_constraints_files.py)."""
 
 from __future__ import annotations
 
-import csv
 import itertools
 import pickle
 import re
@@ -11,14 +11,12 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccopt.constraints import CL, ML, Constraints, as_constraints, check_feasibility
 from ccopt.exceptions import (
     ConflictingConstraintError,
-    DataFormatError,
     DuplicateConstraintWarning,
     InfeasibleConstraintsError,
     InvalidConstraintError,
@@ -27,22 +25,10 @@ from ccopt.exceptions import (
 )
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_MERGED = r"\d+ duplicate constraint row\(s\) merged"
 
 
 # ----------------------------------------------------------------------------- helpers
-def canonical(pairs, kinds) -> set[tuple[int, int, int]]:
-    return {(min(int(i), int(j)), max(int(i), int(j)), int(k)) for (i, j), k in zip(pairs, kinds, strict=True)}
-
-
-def write_csv(path, header, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        if header is not None:
-            writer.writerow(header)
-        writer.writerows(rows)
-    return path
-
-
 @st.composite
 def constraint_graphs(draw, max_n=12, max_edges=20):
     """A number of objects and distinct random pairs with random kinds (no conflicts)."""
@@ -112,6 +98,33 @@ def test_from_labels_kinds_follow_ground_truth():
 def test_from_labels_rejects_index_beyond_labels():
     with pytest.raises(InvalidConstraintError, match=r"out of range for 3 labels in row 1 = \(0, 3\)"):
         Constraints.from_labels([0, 1, 1], [(0, 1), (0, 3)])
+
+
+@pytest.mark.parametrize("pairs", [np.empty((3, 0)), np.empty((0, 3)), [[]], np.empty((0, 2, 2))])
+def test_empty_pair_arrays_of_the_wrong_shape_are_refused(pairs):
+    shape = re.escape(str(np.asarray(pairs).shape))
+    with pytest.raises(InvalidConstraintError, match=rf"ml must have shape \(m, 2\).*got shape {shape}"):
+        Constraints.from_pairs(ml=pairs, n_samples=4)
+
+
+@pytest.mark.parametrize("pairs", [None, [], np.empty(0), np.empty((0, 2)), np.empty((0, 2), dtype=np.int8)])
+def test_no_pairs_is_still_an_empty_set(pairs):
+    assert len(Constraints.from_pairs(ml=pairs, n_samples=4)) == 0
+
+
+@pytest.mark.parametrize(("kind", "code"), [(1, 1), (-1, -1), (np.int64(-1), -1), ("CL", -1)])
+def test_a_scalar_kind_for_a_single_pair(kind, code):
+    assert Constraints([(0, 1)], kind, n_samples=2).kinds.tolist() == [code]
+
+
+def test_a_set_of_pairs_is_refused_and_a_generator_is_read():
+    with pytest.raises(InvalidConstraintError, match="set, which has no order"):
+        Constraints.from_pairs(ml={(0, 1), (1, 2)}, n_samples=3)
+    from_generator = Constraints.from_pairs(ml=((i, i + 1) for i in range(2)), cl=iter([(0, 3)]),
+                                            n_samples=4)
+    from_lists = Constraints.from_pairs(ml=[(0, 1), (1, 2)], cl=[(0, 3)], n_samples=4)
+    np.testing.assert_array_equal(from_generator.pairs, from_lists.pairs)
+    np.testing.assert_array_equal(from_generator.kinds, from_lists.kinds)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -205,7 +218,8 @@ def test_duplicates_keep_first_occurrence_order(graph, data):
     rows = [rows[o] for o in order]
     row_kinds = [row_kinds[o] for o in order]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DuplicateConstraintWarning)
+        # The draw may repeat no pair.
+        warnings.filterwarnings("ignore", message=_MERGED, category=DuplicateConstraintWarning)
         cons = Constraints(np.array(rows).reshape(-1, 2), row_kinds, n_samples=n)
     first = {}
     for r, (i, j) in enumerate(rows):
@@ -219,175 +233,79 @@ def test_duplicates_keep_first_occurrence_order(graph, data):
         assert cons.kinds[m] == row_kinds[r]
 
 
-# ----------------------------------------------------------------------------- from_matrix
-def test_from_matrix_reads_both_triangles():
-    mat = np.eye(5)
-    mat[0, 1] = mat[1, 0] = 1      # ML stored symmetrically
-    mat[3, 2] = -1                  # CL only below the diagonal
-    mat[1, 4] = -1                  # CL only above the diagonal
-    cons = Constraints.from_matrix(mat)
-    assert cons.pairs.tolist() == [[0, 1], [1, 4], [2, 3]]
-    assert cons.kinds.tolist() == [ML, CL, CL]
-    assert cons.n_samples == 5
-    sparse = Constraints.from_matrix(sp.csr_matrix(mat))
-    assert sparse.pairs.tolist() == cons.pairs.tolist() and sparse.kinds.tolist() == cons.kinds.tolist()
+def test_an_index_equal_to_n_hints_at_one_based_indices():
+    with pytest.raises(InvalidConstraintError, match=r"\(3, 10\)\. The largest index is 10 and none is 0: "
+                                                     r"if the indices count from 1, subtract 1"):
+        Constraints.from_pairs(ml=[(1, 2)], cl=[(3, 10)], n_samples=10)
+    with pytest.raises(InvalidConstraintError, match=r"if the indices count from 1") as info:
+        Constraints.from_pairs(ml=[(1, 2), (3, 10)]).with_n_samples(10)
+    assert list(info.value.rows) == [1]
+    # Index 0 is used: the file counts from 0, and the hint would mislead.
+    with pytest.raises(InvalidConstraintError) as info:
+        Constraints.from_pairs(ml=[(0, 2), (3, 10)], n_samples=10)
+    assert "count from 1" not in str(info.value)
 
 
-def test_a_pair_stored_in_both_triangles_is_one_given_constraint():
-    # Two pairs, one symmetric: two scores to report, not three (n_given counted the mirror).
-    mat = np.zeros((4, 4))
-    mat[3, 1] = mat[1, 3] = 1
-    mat[2, 0] = -1
-    for matrix in (mat, sp.csr_matrix(mat), sp.csc_matrix(mat)):
-        cons = Constraints.from_matrix(matrix)
-        assert cons.n_given == 2 and len(cons) == 2
-        assert [cons.row_name(r) for r in range(2)] == ["entry (2, 0)", "entry (1, 3)"]
+@pytest.mark.parametrize("ml", [[(0, True)], [(True, 2)], [(0, 1), (np.True_, 2)], [(0.0, False)]])
+def test_a_boolean_index_in_a_list_is_refused_not_read_as_0_or_1(ml):
+    with pytest.raises(InvalidConstraintError, match=r"ml must hold integer object indices; booleans in ml\[\d\]"):
+        Constraints.from_pairs(ml=ml)
 
 
-def test_from_matrix_errors():
-    with pytest.raises(InvalidConstraintError, match=r"must be square \(n x n\), got shape \(2, 3\)"):
-        Constraints.from_matrix(np.zeros((2, 3)))
-    bad = np.zeros((3, 3))
-    bad[0, 2] = 2
-    with pytest.raises(InvalidConstraintError, match=r"values must be 1 \(ML\), -1 \(CL\) or 0; found entry \(0, 2\) = 2\.0"):
-        Constraints.from_matrix(bad)
-    clash = np.zeros((3, 3))
-    clash[0, 1], clash[1, 0] = 1, -1
-    with pytest.raises(ConflictingConstraintError, match=r"pair \(0, 1\) is must-link in entry \(0, 1\) and cannot-link in entry \(1, 0\)"):
-        Constraints.from_matrix(clash)
+def test_a_boolean_index_is_refused_by_the_plain_constructor_and_from_labels():
+    with pytest.raises(InvalidConstraintError, match=r"booleans in row 1 = \(2, True\)"):
+        Constraints([(0, 1), (2, True)], ["ML", "CL"])
+    with pytest.raises(InvalidConstraintError, match=r"booleans in row 0"):
+        Constraints.from_labels([0, 0, 1], [(False, 2)])
 
 
-@pytest.mark.parametrize("name", ["CS5", "CS10", "CS15", "CS20"])
-def test_from_matrix_loses_nothing_on_published_cs_sets(datasets_dir, name):
-    """Rebuild the BH-kmeans matrix layout (ML both triangles, CL lower only, 1 on the diagonal)."""
-    path = datasets_dir / "iris_keel" / f"constraints_{name}.csv"
-    published = Constraints.from_csv(path, n_samples=150)
-    mat = np.eye(150)
-    for (i, j), kind in zip(published.pairs, published.kinds, strict=True):
-        lo, hi = min(i, j), max(i, j)
-        if kind == ML:
-            mat[lo, hi] = mat[hi, lo] = 1
-        else:
-            mat[hi, lo] = -1
-    assert np.count_nonzero(np.triu(mat, 1) == -1) == 0  # a one-triangle reader would see no CL
-    cons = Constraints.from_matrix(mat)
-    assert canonical(cons.pairs, cons.kinds) == canonical(published.pairs, published.kinds)
-    assert (cons.n_ml, cons.n_cl) == (published.n_ml, published.n_cl)
-    assert cons.n_cl > 0
+# ----------------------------------------------------------------------------- hard flags
+def test_empty_flag_lists_for_empty_pair_lists_are_accepted():
+    cons = Constraints.from_pairs(ml=[], cl=[(0, 1)], ml_hard=[], cl_hard=[True])
+    assert cons.hard.tolist() == [True] and cons.hard.dtype == np.bool_
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[], ml_hard=[True], cl_hard=[], ml_weights=[2.0], cl_weights=[])
+    assert cons.hard.tolist() == [True] and cons.weights.tolist() == [2.0]
+    assert Constraints(np.empty((0, 2), dtype=int), [], hard=[]).hard.shape == (0,)
 
 
-def test_from_matrix_file(tmp_path):
-    mat = np.eye(4)
-    mat[0, 3] = mat[3, 0] = 1
-    mat[2, 1] = -1
-    path = tmp_path / "cs.txt"
-    np.savetxt(path, mat, fmt="%d")
-    cons = Constraints.from_matrix_file(path)
-    assert canonical(cons.pairs, cons.kinds) == {(0, 3, ML), (1, 2, CL)}
-    path.write_text("1 0 0\n0 1\n0 0 1\n")
-    with pytest.raises(DataFormatError, match=r"cs\.txt:2: expected 3 values like the first row, got 2"):
-        Constraints.from_matrix_file(path)
-    path.write_text("1 0 x\n")
-    with pytest.raises(DataFormatError, match=r"cs\.txt:1: non-numeric value"):
-        Constraints.from_matrix_file(path)
-    path.write_text("")
-    with pytest.raises(DataFormatError, match="constraint matrix file is empty"):
-        Constraints.from_matrix_file(path)
-    with pytest.raises(DataFormatError, match="cannot read file"):
-        Constraints.from_matrix_file(tmp_path / "missing.txt")
+@pytest.mark.parametrize("flags", [[1], [0], [True], [False], np.array([1]), np.array([True]), [np.True_]])
+def test_flags_that_are_booleans_or_0_1_integers_are_accepted(flags):
+    cons = Constraints.from_pairs(ml=[(0, 1)], ml_hard=flags)
+    assert cons.hard.tolist() == [bool(flags[0])]
 
 
-# Blank lines are skipped, so matrix row r need not be line r + 1; the messages named the entry
-# alone and left the user to count rows.
-@pytest.mark.parametrize(("text", "error", "message"), [
-    ("1,0,0\n\n0,-1,0\n0,0,1\n", DataFormatError,
-     r"cs\.txt: .*diagonal.* found entry \(1, 1\) = -1\.0 on line 3\.$"),
-    ("1,2,0\n\n\n2,1,0\n0,0,1\n", DataFormatError,
-     r"found entry \(0, 1\) = 2\.0 on line 1, entry \(1, 0\) = 2\.0 on line 4\."),
-    ("1,1,-1\n\n1,1,0\n1,0,1\n", ConflictingConstraintError,
-     r"must-link in entry \(2, 0\) on line 4 and cannot-link in entry \(0, 2\) on line 1"),
+@pytest.mark.parametrize("flags", [np.array([True, 1], dtype=object), np.array([np.True_, 0], dtype=object)])
+def test_flags_of_an_object_array_are_read_one_by_one(flags):
+    # A column with a missing value turned into object dtype: each entry is a bool or 0/1.
+    cons = Constraints.from_pairs(ml=[(0, 1), (2, 3)], ml_hard=flags)
+    assert cons.hard.tolist() == [bool(f) for f in flags]
+
+
+@pytest.mark.parametrize(("kwargs", "message", "rows"), [
+    ({"ml": [(0, 1)], "ml_hard": [2]}, r"ml_hard must be booleans \(True/False or 1/0\); bad values in ml\[0\] = 2\.",
+     [0]),
+    ({"ml": [(0, 1)], "cl": [(2, 3), (4, 5)], "cl_hard": [0, 2]}, r"cl_hard .* bad values in cl\[1\] = 2\.", [1]),
+    ({"ml": [(0, 1), (2, 3)], "ml_hard": [True, None]}, r"ml_hard .* bad values in ml\[1\] = None\.", [1]),
+    ({"ml": [(0, 1)], "ml_hard": ["yes"]}, r"ml_hard .* bad values in ml\[0\] = 'yes'\.", [0]),
+    ({"ml": [(0, 1)], "ml_hard": "no"}, r"ml_hard .* bad values in ml\[0\] = 'no'\.", [0]),
+    ({"ml": [(0, 1)], "ml_hard": [0.5]}, r"ml_hard .* bad values in ml\[0\] = 0\.5\.", [0]),
+    ({"ml": [(0, 1), (2, 3)], "ml_hard": [-1, 3]}, r"ml\[0\] = -1, ml\[1\] = 3\.", [0, 1]),
 ])
-def test_matrix_file_errors_name_the_line_of_each_entry(tmp_path, text, error, message):
-    path = tmp_path / "cs.txt"
-    path.write_text(text)
-    with pytest.raises(error, match=message):
-        Constraints.from_matrix_file(path)
+def test_a_bad_flag_is_named_by_its_value_and_row_not_the_dtype(kwargs, message, rows):
+    with pytest.raises(InvalidConstraintError, match=message) as info:
+        Constraints.from_pairs(**kwargs)
+    assert "dtype" not in str(info.value)
+    assert list(info.value.rows) == rows
 
 
-def test_matrix_file_row_names_give_lines(tmp_path):
-    path = tmp_path / "cs.txt"
-    path.write_text("1,1,-1\n1,1,1\n\n-1,1,1\n")
-    cons = Constraints.from_matrix_file(path)
-    assert [cons.row_name(r) for r in range(len(cons))] == [
-        "entry (0, 1) on line 1", "entry (0, 2) on line 1", "entry (1, 2) on line 2"]
-    # An array in memory has no lines.
-    assert Constraints.from_matrix(np.loadtxt(path, delimiter=",")).row_name(0) == "entry (0, 1)"
+def test_the_plain_constructor_names_a_bad_flag_by_row():
+    with pytest.raises(InvalidConstraintError, match=r"hard must be booleans .* bad values in row 1 = 2\.$"):
+        Constraints([(0, 1), (2, 3)], ["ML", "CL"], hard=[1, 2])
 
 
-# ----------------------------------------------------------------------------- CSV
-def test_csv_round_trip(tmp_path):
-    cons = Constraints.from_pairs(ml=[(0, 1), (4, 2)], cl=[(1, 3)], ml_weights=[0.25, 2.0], cl_hard=True,
-                                  n_samples=5)
-    path = tmp_path / "cons.csv"
-    cons.to_csv(path)
-    back = Constraints.from_csv(path, n_samples=5)
-    assert back.pairs.tolist() == cons.pairs.tolist()
-    assert back.kinds.tolist() == cons.kinds.tolist()
-    assert back.weights.tolist() == cons.weights.tolist()
-    assert back.hard.tolist() == cons.hard.tolist()
-    assert back.row_name(1).endswith("cons.csv line 3")
-
-
-@pytest.mark.parametrize(
-    ("header", "rows", "pattern"),
-    [
-        (None, [], r"x\.csv:1: the file is empty"),
-        (["a", "b", "kind"], [], r"x\.csv:1: header .* lacks column\(s\) \['i', 'j'\]"),
-        (["i", "j", "kind"], [[0, 1, "ML"], [1, 2]], r"x\.csv:3: expected 3 fields, got 2"),
-        (["i", "j", "kind"], [[0, "one", "ML"]], r"x\.csv:2: indices must be integers, got i='0', j='one'"),
-        (["i", "j", "kind"], [[0, 1, "ML"], [1, 2, "maybe"]], r"x\.csv:3: Unknown constraint kind 'maybe'"),
-        (["i", "j", "kind", "weight"], [[0, 1, "ML", "heavy"]], r"x\.csv:2: weight must be a number, got 'heavy'"),
-        (["i", "j", "kind", "hard"], [[0, 1, "ML", "perhaps"]], r"x\.csv:2: hard must be true/false or 1/0"),
-        (["i", "j", "kind"], [[0, 1, "ML"], [3, 3, "CL"]], r"x\.csv:3: .*self-pairs i == j: \(3, 3\)\.$"),
-        (["i", "j", "kind"], [[0, 9, "ML"]], r"x\.csv:2: .*out of range for n_samples=5 \(valid 0\.\.4\): \(0, 9\)"),
-        (["i", "j", "kind"], [[0, 1, "ML"], [-1, 2, "CL"]], r"x\.csv:3: negative object indices: \(-1, 2\); indices are 0-based\."),
-        (["i", "j", "kind", "weight"], [[0, 1, "ML", 1], [0, 2, "CL", -1]], r"x\.csv:3: weights must be finite"),
-    ],
-)
-def test_csv_errors_name_file_and_line(tmp_path, header, rows, pattern):
-    path = write_csv(tmp_path / "x.csv", header, rows)
-    with pytest.raises(DataFormatError, match=pattern) as caught:
-        Constraints.from_csv(path, n_samples=5)
-    # The line is an attribute as well as part of the message (it was None for the checks that
-    # run on the whole set: range, self-pairs, weights).
-    assert caught.value.line == int(re.search(r"x\.csv:(\d+):", str(caught.value)).group(1))
-
-
-def test_csv_conflict_stays_a_conflict(tmp_path):
-    path = write_csv(tmp_path / "x.csv", ["i", "j", "kind"], [[0, 1, "ML"], [1, 0, "CL"]])
-    with pytest.raises(ConflictingConstraintError, match=r"must-link in .*x\.csv line 2 and cannot-link in .*x\.csv line 3"):
-        Constraints.from_csv(path)
-
-
-def test_csv_byte_order_mark_and_bad_encoding(tmp_path):
-    path = tmp_path / "excel.csv"
-    path.write_bytes("i,j,kind\r\n0,1,ML\r\n".encode("utf-8-sig"))
-    assert Constraints.from_csv(path).pairs.tolist() == [[0, 1]]
-    path.write_bytes(b"i,j,kind\n0,1,\xff\n")
-    with pytest.raises(DataFormatError, match=r"excel\.csv:2: not a UTF-8 text file"):
-        Constraints.from_csv(path)
-
-
-def test_csv_missing_file(tmp_path):
-    with pytest.raises(DataFormatError, match="cannot read file"):
-        Constraints.from_csv(tmp_path / "absent.csv")
-
-
-def test_csv_duplicates_warn(tmp_path):
-    path = write_csv(tmp_path / "x.csv", ["i", "j", "kind"], [[0, 1, "ML"], [2, 3, "CL"], [1, 0, "ML"]])
-    with pytest.warns(DuplicateConstraintWarning, match=r"x\.csv line 2 = .*x\.csv line 4"):
-        cons = Constraints.from_csv(path)
-    assert len(cons) == 2 and cons.n_given == 3
+def test_a_wrong_number_of_flags_is_still_refused():
+    with pytest.raises(InvalidConstraintError, match=r"ml_hard must have one value per pair \(0\), got 1"):
+        Constraints.from_pairs(ml=[], cl=[(0, 1)], ml_hard=[True])
 
 
 # ----------------------------------------------------------------------------- n_samples, subset
@@ -420,6 +338,20 @@ def test_subset():
     assert cons.subset(cons.cl_mask).pairs.tolist() == [[2, 3]]
     with pytest.raises(InvalidParameterError, match=r"indices must be positions in 0\.\.2"):
         cons.subset([0, 3])
+
+
+@pytest.mark.parametrize("indices", [[0, 0], [2, -1], np.array([2, 0, 2])])
+def test_subset_refuses_a_repeated_position(indices):
+    cons = Constraints.from_pairs(ml=[(0, 1), (1, 2)], cl=[(2, 3)], n_samples=4)
+    with pytest.raises(InvalidParameterError, match=r"indices repeat position\(s\) (0|1|2); each constraint"):
+        cons.subset(indices)
+    assert cons.subset([2, 0]).pairs.tolist() == [[2, 3], [0, 1]]  # distinct positions, in the order given
+
+
+def test_to_given_refuses_a_scalar():
+    cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(1, 2)], n_samples=3)
+    with pytest.raises(InvalidParameterError, match=r"one value per constraint \(2\), got a scalar"):
+        cons.to_given(1.0)
 
 
 # ----------------------------------------------------------------------------- violations
@@ -649,6 +581,29 @@ def test_feasibility_other_certificates():
         check_feasibility(Constraints.empty(3), 0)
 
 
+def test_feasibility_reason_says_the_size_bound_failed_not_the_colouring():
+    report = check_feasibility(Constraints.empty(4), 2, max_cluster_size=2)
+    assert report.status in ("feasible", "unknown")
+    if report.status == "unknown":
+        assert "No colouring" not in report.reason
+        assert "exceed max_cluster_size=2" in report.reason
+
+
+def test_feasibility_with_more_clusters_than_objects_does_not_blame_must_links():
+    report = check_feasibility(Constraints.empty(3), 4)
+    assert report.status == "infeasible"
+    assert report.reason == "4 non-empty clusters need at least 4 objects; there are 3."
+
+
+def test_check_feasibility_takes_a_generator_like_every_other_random_state():
+    cons = Constraints.from_pairs(cl=[(0, 1), (1, 2)], n_samples=4)
+    by_int = check_feasibility(cons, 2, random_state=3)
+    by_generator = check_feasibility(cons, 2, random_state=np.random.default_rng(3))
+    assert by_int.feasible is by_generator.feasible is True
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        check_feasibility(cons, 2, random_state=-1)
+
+
 def test_float16_pairs_are_read_without_an_overflow_warning():
     # The check for indices beyond int64 cast 2**63 to float16, which overflows.
     with warnings.catch_warnings():
@@ -728,3 +683,39 @@ def test_given_pairs_keep_each_rows_orientation_through_copies_and_pickles():
     assert pickle.loads(pickle.dumps(cons)).given_pairs.tolist() == given
     # A subset is its own given rows, in the merged pairs' orientation.
     assert cons.subset([2, 0]).given_pairs.tolist() == [[0, 7], [3, 5]]
+
+
+# ----------------------------------------------------------------------------- pickles
+def _built_every_way(tmp_path):
+    csv_path = tmp_path / "c.csv"
+    csv_path.write_text("i,j,kind,weight,hard\n0,1,ML,2.5,1\n3,2,CL,1.0,0\n1,0,ML,0.5,0\n")
+    matrix_path = tmp_path / "m.txt"
+    matrix_path.write_text("0 1 0\n1 0 0\n0 -1 0\n")
+    with pytest.warns(DuplicateConstraintWarning, match=r"c\.csv line 2 = .*c\.csv line 4"):
+        from_csv = Constraints.from_csv(csv_path, n_samples=4)  # line 4 repeats line 2 reversed
+    return [
+        Constraints([(0, 1), (2, 3)], ["ML", "CL"], n_samples=4),
+        Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], ml_weights=2.0, cl_hard=True, n_samples=4),
+        Constraints.from_matrix(np.array([[0, 1, 0], [1, 0, 0], [0, -1, 0]])),
+        Constraints.from_matrix_file(matrix_path),
+        from_csv,
+        Constraints.from_labels([0, 0, 1, 1], [(0, 1), (1, 2)]),
+        Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], n_samples=4).subset([1]),
+        Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)]).with_n_samples(5),
+    ]
+
+
+def test_constraints_pickle_with_their_row_names_and_stay_read_only(tmp_path):
+    for cons in _built_every_way(tmp_path):
+        if cons.n_samples is not None:
+            assert cons.closure.n_super >= 1  # a cached closure travels too
+        back = pickle.loads(pickle.dumps(cons))
+        assert back.pairs.tolist() == cons.pairs.tolist()
+        assert back.kinds.tolist() == cons.kinds.tolist()
+        assert back.weights.tolist() == cons.weights.tolist()
+        assert back.hard.tolist() == cons.hard.tolist()
+        assert back.given_index.tolist() == cons.given_index.tolist()
+        assert back.n_samples == cons.n_samples
+        assert [back.row_name(r) for r in range(len(back))] == [cons.row_name(r) for r in range(len(cons))]
+        for a in (back.pairs, back.kinds, back.weights, back.hard, back.given_index):
+            assert not a.flags.writeable

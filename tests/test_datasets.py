@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 import dataclasses
-import math
+import re
+import warnings
 
 import numpy as np
 import pytest
 
 from ccopt import datasets as ds
-from ccopt.constraints import ML
-from ccopt.exceptions import DataFormatError, InvalidDataError, InvalidParameterError
+from ccopt.constraints import ML, Constraints
+from ccopt.exceptions import CcoptWarning, DataFormatError, InvalidDataError, InvalidParameterError
 
 
 def write(path, text: str):
     path.write_text(text)
+    return path
+
+
+def write_raw(path, content):
+    """Write bytes as given, text as UTF-8 (line endings untouched)."""
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    path.write_bytes(content)
+    return path
+
+
+def write_into(tmp_path, text, name="d.csv"):
+    """Write ``text`` as UTF-8 to ``name`` in the folder ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -47,6 +63,63 @@ def test_dataset_is_frozen():
         data.constraint_sets["x"] = None
     assert repr(data) == "Dataset(name='toy', n_samples=2, n_features=1, n_clusters=2, constraint_sets=[])"
     assert ds.Dataset(np.zeros((2, 1)), None, "toy", ("a",)).n_clusters is None
+
+
+# ----------------------------------------------------------------------------- hand-built Dataset
+def test_a_constraint_set_without_n_samples_is_bound_to_the_rows():
+    data = ds.Dataset(np.zeros((4, 1)), [0, 0, 1, 1], "toy", ("a",),
+                      {"s": Constraints.from_pairs(ml=[(0, 1)], cl=[(1, 2)])})
+    cons = data.constraint_sets["s"]
+    assert cons.n_samples == 4
+    # Bound, the set refuses labels of the wrong length instead of silently reading them.
+    with pytest.raises(InvalidParameterError, match=r"expected n_samples=4"):
+        cons.is_correct(np.zeros(6, dtype=int))
+
+
+def test_a_constraint_set_built_for_other_data_is_refused():
+    cons = Constraints.from_pairs(ml=[(0, 1)], n_samples=10)
+    with pytest.raises(InvalidDataError, match=r"constraint set 's' was built for n_samples=10, but X has 4 rows"):
+        ds.Dataset(np.zeros((4, 1)), None, "toy", ("a",), {"s": cons})
+
+
+def test_hand_built_dataset_refuses_constraint_sets_that_do_not_fit_its_data():
+    from ccopt.datasets import Dataset
+
+    X = np.zeros((4, 2))
+    with pytest.raises(InvalidDataError, match="names object 7"):
+        Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": Constraints.from_pairs(ml=[(0, 7)])})
+    with pytest.raises(InvalidDataError, match="is a list, not Constraints"):
+        Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": [(0, 1)]})
+    ok = Dataset(X=X, labels=None, name="toy", feature_names=("a", "b"), constraint_sets={"p": Constraints.from_pairs(ml=[(0, 3)])})
+    assert len(ok.constraint_sets["p"]) == 1
+
+
+@pytest.mark.parametrize("labels", [[1e20, 2e20], np.array([2**63, 1], dtype=np.uint64)])
+def test_labels_beyond_int64_are_refused_not_wrapped(labels):
+    # Cast to int64 both 1e20 and 2e20 become -2**63: two classes would merge.
+    with pytest.raises(InvalidDataError, match=r"labels must fit in int64"):
+        ds.Dataset(np.zeros((2, 1)), labels, "toy", ("a",))
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "pattern"), [
+    ({"X": np.arange(3.0)}, InvalidDataError, r"X must be 2-D"),
+    ({"X": [[1.0, np.nan]] * 2}, InvalidDataError, r"X contains NaN at row 0, column 1"),
+    ({"labels": [0, 1, 1]}, InvalidDataError, r"labels has 3 entries, X has 2 rows"),
+    ({"labels": [0.5, 1.5]}, InvalidDataError, r"labels must be integer class codes, got dtype float64"),
+    ({"labels": ["a", "b"]}, InvalidDataError, r"labels must be integer class codes, got dtype <U1"),
+    ({"feature_names": ("a",)}, InvalidDataError, r"feature_names has 1 names, X has 2 columns"),
+])
+def test_a_dataset_built_by_hand_is_checked(kwargs, exc, pattern):
+    args = {"X": np.zeros((2, 2)), "labels": [0, 1], "name": "toy", "feature_names": ("a", "b"), **kwargs}
+    with pytest.raises(exc, match=pattern):
+        ds.Dataset(**args)
+
+
+def test_a_dataset_keeps_integral_float_labels_and_copies_x():
+    X = np.zeros((2, 1))
+    data = ds.Dataset(X, np.array([0.0, 2.0]), "toy", ("a",))
+    X[0, 0] = 5.0
+    assert data.labels.tolist() == [0, 2] and data.labels.dtype == np.int64 and data.X[0, 0] == 0.0
 
 
 # ----------------------------------------------------------------------------- CSV loader
@@ -135,6 +208,175 @@ def test_read_header_of_an_empty_file(tmp_path):
         ds._read_header(path)
 
 
+# ----------------------------------------------------------------------------- CSV header rows
+@pytest.mark.parametrize("header", ["x,x,label", "x,label,x", " x ,x,label"])
+def test_a_feature_name_given_twice_is_refused(tmp_path, header):
+    # Two columns of one name cannot be told apart (--predict matches columns by name).
+    path = write_raw(tmp_path / "d.csv", f"{header}\n1,2,0\n3,4,1\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:1: the header names column\(s\) \['x'\] more than once"):
+        ds.load_csv(path, label_column="label")
+
+
+def test_a_label_column_given_twice_keeps_its_own_message(tmp_path):
+    path = write_raw(tmp_path / "d.csv", "\nlabel,x,label\n0,1,0\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:2: the header names the label column 'label' more than once"):
+        ds.load_csv(path, label_column="label")
+
+
+def test_a_label_column_named_twice_is_refused(tmp_path):
+    path = write_into(tmp_path, "c,x,c\n0,3,1\n1,4,0\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:1: the header names the label column 'c' more than once"):
+        ds.load_csv(path, label_column="c")
+
+
+@pytest.mark.parametrize(("text", "pattern"), [
+    # what pandas.DataFrame.to_csv() writes by default: the row index as an unnamed first column
+    (",x,y\n0,1.5,2\n1,3.5,4\n", r"d\.csv:1: column\(s\) \[1\] of the header have no name \(a row index written by pandas"),
+    # R's write.csv: a quoted empty name
+    ('"","x","y"\n"1",1.5,2\n', r"d\.csv:1: column\(s\) \[1\] of the header have no name"),
+    ("x,y,\n1,2,\n", r"d\.csv:1: column\(s\) \[3\] of the header have no name; name every column"),
+])
+def test_an_unnamed_column_is_refused_not_read_as_a_feature(tmp_path, text, pattern):
+    path = write_raw(tmp_path / "d.csv", text)
+    with pytest.raises(DataFormatError, match=pattern):
+        ds.load_csv(path)
+
+
+def test_a_header_of_numbers_with_a_fraction_is_refused_as_a_first_object(tmp_path):
+    # It was only warned about, and the first object was lost (the command line refused it).
+    path = write_into(tmp_path, "\n0.5,-1.25\n3,4\n5,6\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:2: the header row \['0.5', '-1.25'\] holds only "
+                                              r"numbers: the file seems to have no header.*Add a header row"
+                                              r".*numeric_header=True"):
+        ds.load_csv(path)
+    with warnings.catch_warnings():  # numbers that name the columns (wavelengths): said so, read so
+        warnings.simplefilter("error")
+        data = ds.load_csv(path, numeric_header=True)
+    assert data.feature_names == ("0.5", "-1.25") and data.n_samples == 2
+
+
+def test_a_header_of_integers_other_than_pandas_column_numbers_warns(tmp_path):
+    # A headerless file of counts lost its first object without a word: every integer header
+    # was taken for pandas' unnamed columns, which are exactly 0..d-1.
+    path = write_into(tmp_path, "5,30\n4,31\n6,29\n")
+    with pytest.warns(CcoptWarning, match=r"header row \['5', '30'\] holds only numbers.*Add a header row"):
+        data = ds.load_csv(path)
+    assert data.n_samples == 2
+
+
+@pytest.mark.parametrize("header", ["0,1", "x,1.5", "a,b"])
+def test_integer_or_named_headers_do_not_warn(tmp_path, header):
+    path = write_into(tmp_path, header + "\n3,4\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ds.load_csv(path).feature_names == tuple(header.split(","))
+
+
+def test_a_header_only_file_names_the_line_after_the_header(tmp_path):
+    path = write_raw(tmp_path / "d.csv", "\nx,y\n\n\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:3: the file has a header but no data rows"):
+        ds.load_csv(path)
+
+
+# ----------------------------------------------------------------------------- CSV lines, quotes and encodings
+@pytest.mark.parametrize("tail", ["  \n", "\t\n", "\n \n\n", " \r\n"])
+def test_lines_of_only_spaces_are_blank(tmp_path, tail):
+    path = write_raw(tmp_path / "d.csv", "x,y,label\n1,2,a\n" + tail + "3,4,b\n" + tail)
+    data = ds.load_csv(path, label_column="label")
+    np.testing.assert_array_equal(data.X, [[1.0, 2.0], [3.0, 4.0]])
+    assert data.label_names == ("a", "b") and data.labels.tolist() == [0, 1]
+
+
+def test_an_unclosed_quote_is_reported_where_it_opens(tmp_path):
+    path = write_raw(tmp_path / "d.csv", 'x,y\n1,2\n"3,4\n5,6\n7,8\n')
+    with pytest.raises(DataFormatError, match=r"d\.csv:3: expected 2 fields like the header, got 1 "
+                                              r"\(the row runs on to line 5: is a closing quote missing\?\)"):
+        ds.load_csv(path)
+
+
+def test_a_quoted_line_break_numbers_the_row_by_its_first_line(tmp_path):
+    path = write_raw(tmp_path / "d.csv", 'x,y\n1,2\n"3\n",abc\n')
+    with pytest.raises(DataFormatError, match=r"d\.csv:3: non-numeric value 'abc' in column 'y'"):
+        ds.load_csv(path)
+
+
+@pytest.mark.parametrize(("content", "line"), [
+    (b"x,label\n1,a\n2,caf\xe9\n", 3),  # Latin-1 from an old spreadsheet
+    (b"x,y\n" + b"1,2\n" * 5000 + b"3,\xff\n", 5002),  # beyond the first decoded block
+], ids=["latin1", "late-bad-byte"])
+def test_a_file_that_is_not_utf8_names_the_line(tmp_path, content, line):
+    path = write_raw(tmp_path / "d.csv", content)
+    with pytest.raises(DataFormatError, match=rf"d\.csv:{line}: not a UTF-8 text file"):
+        ds.load_csv(path, label_column="label" if b"label" in content else None)
+
+
+def test_a_field_beyond_the_csv_size_limit_names_the_line(tmp_path):
+    path = write_raw(tmp_path / "d.csv", "x,y\n1,2\n3," + "1" * 200_000 + "\n")
+    with pytest.raises(DataFormatError, match=r"d\.csv:3: not a readable CSV file: field larger than field limit"):
+        ds.load_csv(path)
+
+
+@pytest.mark.parametrize("content", [
+    b'"x","y","label"\r\n"1.5","2",a\r\n3,"4",b\r\n\r\n\r\n',
+    b"\xef\xbb\xbf\"x\",y,label\n1.5,2,a\n3,4,b",
+    b"x,y,label\r1.5,2,a\r3,4,b\r",
+])
+def test_quotes_bom_and_line_endings_read_alike(tmp_path, content):
+    data = ds.load_csv(write_raw(tmp_path / "d.csv", content), label_column="label")
+    assert data.feature_names == ("x", "y")
+    np.testing.assert_array_equal(data.X, [[1.5, 2.0], [3.0, 4.0]])
+    assert data.label_names == ("a", "b")
+
+
+# ----------------------------------------------------------------------------- CSV values and labels
+def test_a_text_column_of_classes_is_pointed_at_the_label_column(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("x,y,name\n0,0,a\n0.1,0,a\n5,5,b\n")
+    with pytest.raises(DataFormatError,
+                       match=r"d\.csv:2: non-numeric value 'a' in column 'name'\. If 'name' holds the classes, "
+                             r"name it as the label column \(label_column='name'; command line: "
+                             r"--label-column name\)\."):
+        ds.load_csv(path)
+    path.write_text("x,y\n0,0\n0.1,a\n5,5\n")  # one stray word in a numeric column: no such advice
+    with pytest.raises(DataFormatError, match=r"in column 'y'\.$"):
+        ds.load_csv(path)
+
+
+def test_a_csv_number_beyond_the_float64_range_is_named_as_such(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text("x,y\n1,2\n3,1e400\n5,6\n")
+    with pytest.raises(InvalidDataError,
+                       match=r"the value '1e400', beyond the float64 range .* data row 1 \(line 3\), column 'y'"):
+        ds.load_csv(path)
+
+
+@pytest.mark.parametrize("marker", ["NA", "nan", "?"])
+def test_a_missing_label_is_refused_not_made_a_class(tmp_path, marker):
+    path = tmp_path / "d.csv"
+    path.write_text(f"x,species\n1.0,a\n2.0,{marker}\n3.0,b\n")
+    with pytest.raises(DataFormatError, match=rf"d\.csv:3: missing value '{re.escape(marker)}' in label "
+                                                    r"column 'species': every object needs its class"):
+        ds.load_csv(path, label_column="species")
+
+
+def test_integer_labels_beyond_int64_are_recoded_not_an_overflow(tmp_path):
+    path = write_into(tmp_path, "x,c\n1,99999999999999999999\n2,1\n3,1\n")
+    data = ds.load_csv(path, label_column="c")
+    assert data.label_names == ("1", "99999999999999999999")
+    assert data.labels.tolist() == [1, 0, 0]
+
+
+def test_labels_are_compared_as_numbers_when_they_all_are(tmp_path):
+    # "2" and "2.0" were two classes, and integers written as floats (pandas, with a missing
+    # value) were coded as names in string order: 1.0 < 10.0 < 2.
+    data = ds.load_csv(write_into(tmp_path, "x,c\n1,1.0\n2,2.0\n3,10.0\n4,2\n"), label_column="c")
+    assert data.labels.tolist() == [1, 2, 10, 2] and data.label_names is None
+    data = ds.load_csv(write_into(tmp_path, "x,c\n1,0.5\n2,2.0\n3,10\n4,2\n"), label_column="c")
+    assert data.labels.tolist() == [0, 1, 2, 1] and data.label_names == ("0.5", "2.0", "10.0")
+    data = ds.load_csv(write_into(tmp_path, "x,c\n1,b\n2,a\n3,b\n"), label_column="c")
+    assert data.labels.tolist() == [1, 0, 1] and data.label_names == ("a", "b")
+
+
 # ----------------------------------------------------------------------------- folders
 def make_folder(root, name="toy", constraints=None):
     folder = root / name
@@ -194,23 +436,3 @@ def test_iter_lagrangian_synthetic_on_a_small_copy(tmp_path):
         ds.load_lagrangian_synthetic(7, root=tmp_path)
     with pytest.raises(InvalidParameterError, match="instance must be a non-negative int, got -1"):
         ds.load_lagrangian_synthetic(-1, root=tmp_path)
-
-
-# ----------------------------------------------------------------------------- published data
-@pytest.mark.parametrize(("name", "n", "d", "k"), [("iris", 150, 4, 3), ("wine", 178, 13, 3), ("glass", 214, 9, 6)])
-def test_randel_sets_have_floor_p_over_3_erroneous(datasets_dir, name, n, d, k):
-    data = ds.load_benchmark(name, root=datasets_dir)
-    assert (data.n_samples, data.n_features, data.n_clusters) == (n, d, k)
-    for key, f in (("p15", 15), ("p20", 20)):
-        cons = data.constraint_sets[key]
-        p = math.ceil(f * n / 100)
-        assert len(cons) == p
-        assert (~cons.is_correct(data.labels)).sum() == p // 3
-
-
-def test_published_synthetic_instances(datasets_dir):
-    first = ds.load_lagrangian_synthetic(0, root=datasets_dir)
-    cons = first.constraint_sets["constraints"]
-    assert (first.n_samples, first.n_clusters, cons.n_ml, cons.n_cl) == (200, 5, 10, 10)
-    assert (~cons.is_correct(first.labels)).sum() == 4
-    assert dict(ds.load_lagrangian_synthetic(141, root=datasets_dir).constraint_sets) == {}

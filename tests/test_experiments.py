@@ -290,6 +290,85 @@ def test_experiment_object_runs_its_tasks_under_its_name(tmp_path):
     assert result.column("x").tolist() == [0.0, 1.0]
 
 
+# --------------------------------------------------------------------------- failed and unusable task results
+FAILING: set[int] = set()
+
+
+def _flaky_task(config: dict) -> dict:
+    """Fails for the x listed in FAILING (serial runs only: the set lives in this process)."""
+    if config["x"] in FAILING:
+        raise ValueError(f"x={config['x']} failed")
+    return {"value": config["seed"] % 1000}
+
+
+def test_a_retried_failed_task_replaces_its_row_instead_of_adding_a_second(tmp_path):
+    out = tmp_path / "sweep.csv"
+    tasks = [{"x": 0}, {"x": 1}, {"x": 2}]
+    FAILING.clear()
+    FAILING.update({1, 2})
+    try:
+        first = run_experiment(tasks, _flaky_task, out, progress=False, on_error="record")
+        assert first.n_failed == 2
+        FAILING.discard(1)   # x=1 now succeeds, x=2 fails again
+        second = run_experiment(tasks, _flaky_task, out, progress=False, on_error="record")
+    finally:
+        FAILING.clear()
+    assert (second.n_run, second.n_skipped, second.n_failed) == (2, 1, 1)
+    rows = read_results(out)
+    # One row per task, as the records of the run: no stale failed row left behind.
+    assert sorted(r["x"] for r in rows) == [0, 1, 2]
+    by_x = {r["x"]: r for r in rows}
+    assert by_x[1]["error"] is None and by_x[1]["value"] == second.where(x=1)[0]["value"]
+    assert by_x[2]["error"] == "ValueError: x=2 failed"
+    assert by_x[0] == {**first.where(x=0)[0]}
+    third = run_experiment(tasks, _flaky_task, out, progress=False, on_error="record")  # x=2 succeeds now
+    assert (third.n_run, third.n_skipped, third.n_failed) == (1, 2, 0)
+    rows = read_results(out)
+    assert sorted(r["x"] for r in rows) == [0, 1, 2] and all(r["error"] is None for r in rows)
+
+
+def _undefined_task(config: dict) -> dict:
+    """Results that are not finite: an F1 with nothing predicted, an unbounded gap."""
+    return {"f1": float("nan"), "gap": float("inf"), "bounds": [1.0, float("-inf")]}
+
+
+def test_non_finite_task_results_are_kept_not_refused(tmp_path):
+    out = tmp_path / "undefined.csv"
+    result = run_experiment([{"x": 0}], _undefined_task, out, progress=False)
+    for row in (result.records[0], read_results(out)[0]):  # in memory and read back
+        assert np.isnan(row["f1"]) and row["gap"] == np.inf
+        assert row["bounds"][0] == 1.0 and row["bounds"][1] == -np.inf
+
+
+def _unusable_result_task(config: dict):
+    return [1, 2] if config["x"] == 1 else {"value": config["x"]}
+
+
+def test_an_unusable_task_result_is_a_recorded_failure_with_on_error_record(tmp_path):
+    out = tmp_path / "unusable.csv"
+    result = run_experiment([{"x": 0}, {"x": 1}, {"x": 2}], _unusable_result_task, out,
+                            progress=False, on_error="record")
+    assert result.n_failed == 1
+    rows = {r["x"]: r for r in read_results(out)}
+    assert sorted(rows) == [0, 1, 2]
+    assert rows[1]["error"].startswith("InvalidParameterError: The task function must return a dict")
+    assert rows[0]["value"] == 0 and rows[2]["value"] == 2
+    with pytest.raises(InvalidParameterError, match="must return a dict"):
+        run_experiment([{"x": 1}], _unusable_result_task, tmp_path / "raise.csv", progress=False)
+
+
+@pytest.mark.parametrize("options", [{"n_jobs": 0}, {"backend": "multiprocessing"}, {"progress": "never"}])
+def test_a_bad_run_option_leaves_no_results_file(tmp_path, options):
+    out = tmp_path / "results.csv"
+    with pytest.raises(InvalidParameterError):
+        run_experiment([{"a": 1}], _one_row, out, **options)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _one_row(config):
+    return {"x": config["a"]}
+
+
 # --------------------------------------------------------------------------- task builders
 def test_synthetic_tasks_rebuild_the_instances_of_the_design():
     from ccopt.generators import synthetic_design

@@ -1,4 +1,4 @@
-"""Review of resuming and task settings: a resumed CSV must be the same experiment, and a
+"""Resuming and task settings: a resumed CSV must be the same experiment, and a
 setting a task does not read must not pass in silence."""
 
 from __future__ import annotations

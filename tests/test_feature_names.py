@@ -1,4 +1,5 @@
-"""Column names of the training data: recorded by fit, checked by predict; named in data errors.
+"""Column names of the training data: recorded by fit, checked by predict; named in data errors
+(text, missing and non-finite values).
 
 The DataFrame tests skip without pandas (an optional dependency); the array paths run always.
 Estimators are built as the shared contract tests build them (tests/cluster/test_contract.py).
@@ -13,6 +14,7 @@ import pytest
 from cluster.test_contract import ESTIMATORS, _make, _pairs
 
 from ccopt._validation import check_data, feature_names
+from ccopt.cluster import COPKMeans
 from ccopt.exceptions import CcoptWarning, InvalidDataError
 
 
@@ -37,7 +39,11 @@ def pd():
 
 
 def _fit(name, X, ml, cl):
-    return _make(name).fit(X, **_pairs(name, ml, cl))
+    est = _make(name)
+    if name == "KMeans":  # it keeps the must-links and says that it ignores the cannot-links
+        with pytest.warns(CcoptWarning, match="KMeans does not enforce cannot-links"):
+            return est.fit(X, **_pairs(name, ml, cl))
+    return est.fit(X, **_pairs(name, ml, cl))
 
 
 # --------------------------------------------------------------------------- plain arrays
@@ -201,3 +207,71 @@ def test_many_text_columns_are_counted_past_the_first_five(pd):
     with pytest.raises(InvalidDataError, match=r"column 't4' holds text \('a', \.\.\.\), and 2 more "
                                                r"column\(s\)\. Encode them"):
         check_data(frame)
+
+
+# --------------------------------------------------------------------------- missing and non-finite values
+def _frame(pd):
+    return pd.DataFrame({"a": np.arange(8.0), "b": np.arange(8.0) * 2})
+
+
+@pytest.mark.parametrize(("value", "what"), [(np.nan, "NaN"), (np.inf, "inf"), (-np.inf, "inf")])
+def test_non_finite_value_in_a_frame_names_its_column(value, what, pd):
+    frame = _frame(pd)
+    frame.loc[5, "b"] = value
+    with pytest.raises(InvalidDataError, match=(
+            rf"^X contains {what} at row 5, column 'b' \(1 non-finite value\(s\) in all\); impute or drop "
+            r"those rows first\.$")):
+        check_data(frame)
+
+
+def test_row_is_the_position_whatever_the_index(pd):
+    frame = _frame(pd).set_axis(list("pqrstuvw"), axis=0)
+    frame.loc["u", "a"] = np.nan
+    with pytest.raises(InvalidDataError, match=r"NaN at row 5, column 'a' "):
+        check_data(frame)
+
+
+def test_an_estimator_names_the_column_of_a_nan(pd):
+    frame = _frame(pd)
+    frame.loc[2, "a"] = np.nan
+    with pytest.raises(InvalidDataError, match=r"X contains NaN at row 2, column 'a'"):
+        COPKMeans(2, random_state=0, progress=False).fit(frame)
+
+
+def test_an_array_still_gives_the_column_position():
+    with pytest.raises(InvalidDataError, match=r"X contains NaN at row 1, column 1 \("):
+        check_data(np.array([[1.0, 2.0], [3.0, np.nan]]))
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", object])
+def test_pd_na_is_a_missing_value(dtype, pd):
+    frame = _frame(pd)
+    frame["n"] = pd.Series([1, 2, pd.NA, 4, 5, pd.NA, 7, 8], dtype=dtype)
+    with pytest.raises(InvalidDataError, match=(
+            r"^X contains a missing value \(<NA>\) at row 2, column 'n' \(2 missing value\(s\) in all\); "
+            r"impute or drop those rows first\.$")):
+        check_data(frame)
+
+
+def test_nan_and_pd_na_are_counted_together_first_one_named(pd):
+    frame = _frame(pd)
+    frame["n"] = pd.array([1, 2, None, 4, 5, 6, 7, 8], dtype="Int64")
+    frame.loc[1, "a"] = np.nan
+    with pytest.raises(InvalidDataError, match=r"^X contains NaN at row 1, column 'a' \(2 missing value\(s\) in all\)"):
+        check_data(frame)
+
+
+def test_pd_na_beside_text_is_called_missing(pd):
+    frame = _frame(pd)
+    frame["n"] = pd.array([1, 2, None, 4, 5, 6, 7, 8], dtype="Int64")
+    frame["c"] = ["x"] * 8
+    with pytest.raises(InvalidDataError, match=(
+            r"^X must be numeric: column 'n' holds a missing value \(<NA>, \.\.\.\), column 'c' holds text "
+            r"\('x', \.\.\.\)\. Encode them as numbers or drop them first\.$")):
+        check_data(frame)
+
+
+def test_pd_na_in_an_unlabelled_object_array(pd):
+    arr = np.array([[1.0, 2.0], [3.0, pd.NA]], dtype=object)
+    with pytest.raises(InvalidDataError, match=r"^X contains a missing value \(<NA>\) at row 1, column 1 \("):
+        check_data(arr)

@@ -18,6 +18,9 @@ from ccopt.exceptions import InfeasibleConstraintsError, InvalidParameterError
 LABELS = np.repeat(np.arange(3), [40, 50, 60])  # n = 150, like Iris but unequal classes
 
 
+THREE_CLASSES_OF_20 = np.repeat([0, 1, 2], 20)
+
+
 def pair_set(cons) -> set[tuple[int, int]]:
     return {(min(i, j), max(i, j)) for i, j in cons.pairs.tolist()}
 
@@ -210,6 +213,26 @@ def test_nested_fractions_validated():
     with pytest.raises(InvalidParameterError, match=r"error_fraction must lie in \[0, 1\]"):
         gen.nested_noisy_constraints(LABELS, error_fraction=-0.1)
 
+
+@pytest.mark.parametrize(("fractions", "key"), [
+    ((0.15, 0.152), "15"),
+    ((0.115, 0.125), "12"),   # round() rounds halves to even: 11.5 and 12.5 both give 12
+])
+def test_two_fractions_with_one_set_name_are_refused_not_silently_merged(fractions, key):
+    # Before the fix the dict kept one entry: the set of the smaller fraction was lost.
+    with pytest.raises(InvalidParameterError, match=f"would both be named 'p{key}'"):
+        gen.nested_noisy_constraints(THREE_CLASSES_OF_20, fractions, random_state=0)
+    with pytest.raises(InvalidParameterError, match=f"would both be named 'CS{key}-regenerated'"):
+        gen.cs_constraint_sets(THREE_CLASSES_OF_20, fractions, random_state=0)
+
+
+def test_fractions_with_distinct_names_still_give_one_set_each():
+    sets = gen.nested_noisy_constraints(THREE_CLASSES_OF_20, (0.15, 0.16), random_state=0)
+    assert list(sets) == ["p15", "p16"]
+    # ceil(0.15 * 60) = 9 and ceil(0.16 * 60) = 10 constraints.
+    assert [len(s.constraints) for s in sets.values()] == [9, 10]
+    assert list(gen.cs_constraint_sets(THREE_CLASSES_OF_20, (0.15, 0.16), random_state=0)) == ["CS15-regenerated",
+                                                                           "CS16-regenerated"]
 
 
 # ----------------------------------------------------------------------------- random pairs (Figs. 9-10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -23,6 +24,20 @@ from ccopt.exceptions import (
 labelings = st.integers(1, 25).flatmap(
     lambda n: st.tuples(st.lists(st.integers(0, 4), min_size=n, max_size=n),
                         st.lists(st.integers(0, 4), min_size=n, max_size=n)))
+
+
+# Labels: negative, non-contiguous and very large values, lengths from 1.
+_values = st.one_of(st.integers(-4, 4), st.sampled_from([-(2**62), 2**62, 10**18]))
+extreme_labelings = st.integers(1, 20).flatmap(
+    lambda n: st.tuples(st.lists(_values, min_size=n, max_size=n), st.lists(_values, min_size=n, max_size=n)))
+
+
+def _rand_by_pairs(true, pred) -> float:
+    n = len(true)
+    if n < 2:
+        return 1.0
+    agree = sum((true[i] == true[j]) == (pred[i] == pred[j]) for i, j in itertools.combinations(range(n), 2))
+    return agree / (n * (n - 1) / 2)
 
 
 # ----------------------------------------------------------------------------- partitions
@@ -70,6 +85,30 @@ def test_partition_scores_validate(true, pred, pattern):
         metrics.normalized_mutual_info_score([0, 1], [0, 1], average_method="mean")
 
 
+@given(extreme_labelings)
+@settings(max_examples=80, deadline=None)
+def test_partition_scores_against_references(pair):
+    true, pred = (np.array(p) for p in pair)
+    assert metrics.rand_score(true, pred) == pytest.approx(_rand_by_pairs(true.tolist(), pred.tolist()), abs=1e-12)
+    assert metrics.rand_score(true, pred) == pytest.approx(skm.rand_score(true, pred), abs=1e-12)
+    assert metrics.adjusted_rand_score(true, pred) == pytest.approx(skm.adjusted_rand_score(true, pred), abs=1e-12)
+    assert metrics.normalized_mutual_info_score(true, pred) == pytest.approx(
+        skm.normalized_mutual_info_score(true, pred, average_method="arithmetic"), abs=1e-12)
+    for method in ("geometric", "min", "max"):
+        assert metrics.normalized_mutual_info_score(true, pred, average_method=method) == pytest.approx(
+            skm.normalized_mutual_info_score(true, pred, average_method=method), abs=1e-12)
+
+
+@pytest.mark.parametrize(("true", "pred", "expected"), [
+    ([7], [-3], 1.0),                               # one object: no pair to disagree on
+    ([1] * 6, list(range(6)), 0.0),                 # one cluster against all singletons
+    ([2**63 - 1, 0, 2**63 - 1], [5, -5, 5], 1.0),   # extreme int64 labels
+    ([2**70, 0, 2**70], [1, 2, 1], 1.0),            # beyond int64: object labels
+])
+def test_rand_score_edge_partitions(true, pred, expected):
+    assert metrics.rand_score(true, pred) == expected
+
+
 # ----------------------------------------------------------------------------- objectives
 def test_wcss_hand_case():
     X = np.array([[0.0, 0.0], [2.0, 0.0], [10.0, 1.0], [10.0, 3.0]])
@@ -79,6 +118,19 @@ def test_wcss_hand_case():
         metrics.wcss(X, [0, 0, 1])
     with pytest.raises(InvalidDataError, match="X contains NaN"):
         metrics.wcss([[np.nan]], [0])
+
+
+@given(st.integers(1, 15).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from([-3, 0, 5, 10**15]), min_size=n, max_size=n),
+    st.lists(st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=2), min_size=n, max_size=n))))
+@settings(max_examples=60, deadline=None)
+def test_wcss_against_a_loop(case):
+    labels, X = np.array(case[0]), np.array(case[1])
+    expected = 0.0
+    for c in set(labels.tolist()):
+        members = X[labels == c]
+        expected += sum(float(((x - members.mean(axis=0)) ** 2).sum()) for x in members)
+    assert metrics.wcss(X, labels) == pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 
 def brute_force_kmedoids(X, labels):
@@ -178,6 +230,33 @@ def test_detection_description_marks_each_undefined_ratio():
     assert nothing_predicted.startswith("precision n/a, recall 0.000, F1 0.000 (0 of 1 erroneous found, 0 predicted")
     both = metrics.detection_scores([True, False, True], [True, True, False]).describe()
     assert both == "precision 0.500, recall 0.500, F1 0.500 (1 of 2 erroneous found, 2 predicted)"
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=30),
+       st.sampled_from([0.0, 1.0, math.nan]))
+@settings(max_examples=80, deadline=None)
+def test_detection_scores_follow_the_papers_definitions(rows, zero_division):
+    truth, pred = [r[0] for r in rows], [r[1] for r in rows]
+    s = metrics.detection_scores(truth, pred, zero_division=zero_division)
+    tn = sum(t and p for t, p in rows)          # erroneous predicted erroneous
+    fn = sum((not t) and p for t, p in rows)    # correct predicted erroneous
+    fp = sum(t and not p for t, p in rows)      # erroneous predicted correct
+    assert (s.tn, s.fn, s.fp, s.tp) == (tn, fn, fp, len(rows) - tn - fn - fp)
+
+    def same(a, b):
+        return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
+
+    assert same(s.precision, tn / (tn + fn) if tn + fn else zero_division)
+    assert same(s.recall, tn / (tn + fp) if tn + fp else zero_division)
+    assert same(s.f1, 2 * tn / (2 * tn + fn + fp) if 2 * tn + fn + fp else zero_division)
+
+
+def test_detection_scores_reject_ragged_input_with_a_ccopt_error():
+    # numpy's ValueError for a ragged list escaped instead of InvalidParameterError.
+    with pytest.raises(InvalidParameterError, match="erroneous could not be read as a 1-D array"):
+        metrics.detection_scores([[1], [1, 0]], [True, False])
+    with pytest.raises(InvalidParameterError, match="predicted_erroneous could not be read as a 1-D array"):
+        metrics.detection_scores([True, False], [[1], [1, 0]])
 
 
 # ----------------------------------------------------------------------------- alignment score

@@ -7,14 +7,35 @@ import sys
 import numpy as np
 import pytest
 
+import ccopt
 from ccopt._parallel import keyed_seed, parallel_imap, parallel_map, root_seed, task_seeds
 from ccopt._progress import progress_bar
+from ccopt.config import config_context, get_config
 from ccopt.exceptions import InvalidParameterError
 
 
 def _draw(seed: int) -> list[float]:
     """A seeded task: the same seed gives the same draws in any process."""
     return np.random.default_rng(seed).normal(size=3).tolist()
+
+
+GIB = 1024**3
+
+
+def _max_dense_bytes(_task) -> int:
+    """The bound a worker sees (module level: picklable by reference)."""
+    return get_config()["max_dense_bytes"]
+
+
+def _identity(task):
+    return task
+
+
+def _raise_on_two(task):
+    position, error = task
+    if error is not None:
+        raise error
+    return position
 
 
 def test_task_seeds_reproducible_distinct_and_root_dependent():
@@ -99,6 +120,56 @@ def test_dask_backend_gives_the_serial_results():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         assert parallel_map(_draw, seeds, backend="dask", n_jobs=-1) == parallel_map(_draw, seeds)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_worker_processes_run_under_the_callers_settings(ordered):
+    # A loky worker starts with the default bound: a task that checks its memory then got
+    # another answer with n_jobs=2 than with n_jobs=1.
+    with config_context(max_dense_bytes=1000):
+        serial = list(parallel_imap(_max_dense_bytes, range(3), ordered=ordered))
+        parallel = list(parallel_imap(_max_dense_bytes, range(3), n_jobs=2, ordered=ordered))
+    expected = [1000] * 3 if ordered else [(i, 1000) for i in range(3)]
+    assert serial == expected
+    assert sorted(parallel) == expected
+    # Outside the block the (reused) workers are back on the default.
+    assert parallel_map(_max_dense_bytes, range(2), n_jobs=2) == [4 * GIB] * 2
+
+
+@pytest.mark.parametrize(("options", "match"), [
+    ({"n_jobs": 0}, "n_jobs must be a positive number of workers or -1"),
+    ({"backend": "spark"}, "Unknown backend 'spark'"),
+    ({"progress": "never"}, "progress must be True, False or 'always', got 'never'"),
+])
+def test_parallel_imap_checks_its_options_at_the_call_not_at_the_first_result(options, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        parallel_imap(abs, [1], **options)  # not iterated
+
+
+@pytest.mark.parametrize("n_jobs", [-2, -1000])
+def test_n_jobs_below_minus_one_is_refused_as_the_message_says(n_jobs):
+    with pytest.raises(InvalidParameterError, match=rf"positive number of workers or -1 \(all cores\), got {n_jobs}"):
+        parallel_map(abs, [1, 2], n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_multiprocessing_backend_is_a_clear_error_whatever_n_jobs(n_jobs):
+    # joblib's multiprocessing backend cannot return a generator: it failed with a bare
+    # joblib ValueError for n_jobs=2.
+    with pytest.raises(InvalidParameterError, match=r"backend='multiprocessing' cannot hand back results.*'loky'"):
+        parallel_map(abs, [1, 2], n_jobs=n_jobs, backend="multiprocessing")
+
+
+def test_worker_errors_keep_their_type_message_and_attributes():
+    error = ccopt.InfeasibleConstraintsError("task 2 is infeasible", certificate=[2, 9])
+    with pytest.raises(ccopt.InfeasibleConstraintsError, match="task 2 is infeasible") as info:
+        parallel_map(_raise_on_two, [(0, None), (2, error)], n_jobs=2, backend="threading")
+    assert info.value.certificate == [2, 9]
+
+
+def test_seeds_and_results_do_not_depend_on_n_jobs_even_with_more_workers_than_tasks():
+    seeds = task_seeds(3, 3)
+    assert parallel_map(_identity, seeds, n_jobs=8, backend="threading") == parallel_map(_identity, seeds) == seeds
 
 
 def test_progress_bar_hidden_unless_terminal_or_always(capsys):

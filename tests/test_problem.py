@@ -94,3 +94,9 @@ def test_size_bounds(blobs):
     with pytest.raises(InfeasibleConstraintsError, match="must-link component of 14 objects exceeds max_size=12") as info:
         ClusteringProblem.create(X, 3, ml=group, max_size=12)
     assert info.value.certificate == list(range(14))
+
+
+def test_with_constraints_refuses_pairs_that_are_not_a_constraints_object():
+    problem = ClusteringProblem.create(np.arange(8.0).reshape(4, 2), 2)
+    with pytest.raises(InvalidParameterError, match=r"constraints must be a ccopt\.Constraints object, got list"):
+        problem.with_constraints([(0, 1)])

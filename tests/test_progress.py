@@ -89,3 +89,19 @@ def test_impact_scores_with_progress_off_draws_no_bar_of_its_inner_k_means(monke
     ccopt.impact_scores(X, 2, ml=[(0, 1)], cl=[(2, 3)], criterion="mssc", max_iter=3, random_state=0,
                         progress=False)
     assert terminal.getvalue() == ""
+
+
+@pytest.mark.parametrize("enabled", ["never", "False", "ALWAYS", ""])
+def test_a_progress_string_other_than_always_is_refused(enabled):
+    with pytest.raises(InvalidParameterError, match="progress must be True, False or 'always'"):
+        progress_bar(3, enabled=enabled)
+
+
+def test_progress_bar_without_a_total_and_closed_on_error(capsys):
+    with pytest.raises(RuntimeError, match="boom"), progress_bar(None, enabled="always", desc="unknown") as bar:
+        bar.update(2)
+        raise RuntimeError("boom")
+    assert "unknown" in capsys.readouterr().err
+    with progress_bar(None, enabled=False) as bar:
+        bar.update(5)
+    assert capsys.readouterr().err == ""

@@ -118,3 +118,122 @@ def test_lps_and_mips_with_few_fixed_columns_keep_the_whole_program(monkeypatch)
     assert len(calls) == 1
     assert mip.col_value.tolist() == [0.0, 0.0, 1.0]
     assert col_upper.tolist() == [1.0, 1.0, 1.0]  # the caller's array is not the solver's
+
+
+# ----------------------------------------------------------------------------- against the whole program
+def solve_both(args, kwargs):
+    """The program solved whole (no reduction) and through the reduction, whatever its share
+    of fixed columns: ``(result, col_value or None)`` for each."""
+    out = []
+    for share in (2.0, 0.0):
+        solver = HighsMatrixSolver(*args, **kwargs)
+        with mock.patch.object(solvers, "_REDUCE_FIXED_SHARE", share):
+            result = solver.solve(require_solution=False)
+        out.append((result, solver.col_value.copy() if result.has_solution else None))
+    return out
+
+
+def test_integer_column_fixed_at_a_fractional_value_keeps_the_program_infeasible():
+    # min x0 + x1 + x2, x0 + x1 + x2 >= 0, every column integer, x0 = x1 = 0.5 by their bounds:
+    # no integer point exists. Dropping x0 and x1 as constants hid that.
+    args = ([1.0, 1.0, 1.0], np.array([[1.0, 1.0, 1.0]]), [0.0], [np.inf],
+            [0.5, 0.5, 0.0], [0.5, 0.5, 1.0])
+    (whole, _), (reduced, x) = solve_both(args, {"integrality": [True, True, True]})
+    assert whole.status is Status.INFEASIBLE
+    assert reduced.status is Status.INFEASIBLE, x
+    reduction = reduce_fixed(sp.csc_array(args[1]), np.array(args[0]), 0.0, np.array(args[2]),
+                             np.array(args[3]), np.array(args[4]), np.array(args[5]))
+    assert reduction.keep_cols.tolist() == [True, True, True]  # nothing settled by a fraction
+    # A column fixed at an integral value is still dropped, its cost in the offset.
+    reduction = reduce_fixed(sp.csc_array(args[1]), np.array(args[0]), 0.25, np.array(args[2]),
+                             np.array(args[3]), np.array([2.0, 0.5, 0.0]), np.array([2.0, 0.5, 1.0]))
+    assert reduction.keep_cols.tolist() == [False, True, True]
+    assert reduction.offset == 0.25 + 1.0 * 2.0
+
+
+@st.composite
+def integer_programs(draw):
+    """min/max c x + c0, row bounds, general-integer and continuous columns with finite
+    bounds (never unbounded), many fixed, some at fractional values."""
+    n_rows, n_cols = draw(st.integers(0, 4)), draw(st.integers(1, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    A = rng.choice([-2.0, -1.0, 0.0, 0.0, 0.5, 1.0, 3.0], size=(n_rows, n_cols))
+    cost = rng.normal(size=n_cols).round(2)
+    col_lower = rng.integers(-2, 2, n_cols).astype(float)
+    col_upper = col_lower + rng.integers(0, 3, n_cols)
+    fixed = rng.random(n_cols) < 0.6
+    value = rng.integers(-2, 3, n_cols) + np.where(rng.random(n_cols) < 0.3, 0.5, 0.0)
+    col_lower[fixed] = col_upper[fixed] = value[fixed]
+    row_lower = np.where(rng.random(n_rows) < 0.4, -np.inf, rng.integers(-4, 3, n_rows).astype(float))
+    row_upper = np.where(rng.random(n_rows) < 0.3, np.inf, row_lower + rng.integers(0, 4, n_rows))
+    row_upper = np.where(np.isinf(row_lower) & np.isinf(row_upper), 3.0, row_upper)
+    integer = rng.random(n_cols) < 0.7
+    integer[0] = True
+    kwargs = {"integrality": integer, "offset": round(float(rng.normal()), 2),
+              "maximize": bool(rng.random() < 0.3)}
+    return (cost, A, row_lower, row_upper, col_lower, col_upper), kwargs
+
+
+@settings(max_examples=40, deadline=None)
+@given(integer_programs())
+def test_reduction_agrees_with_the_whole_program(program):
+    args, kwargs = program
+    cost, A, row_lower, row_upper, col_lower, col_upper = args
+    (whole, _), (reduced, x) = solve_both(args, kwargs)
+    assert reduced.status is whole.status
+    if whole.objective is None:
+        assert reduced.objective is None
+        return
+    assert reduced.objective == pytest.approx(whole.objective, abs=1e-7)
+    # The expanded solution solves the whole program, with the reported objective.
+    integer = kwargs["integrality"]
+    assert (x >= col_lower).all() and (x <= col_upper).all()
+    assert np.allclose(x[integer], np.round(x[integer]))
+    assert (A @ x >= row_lower - 1e-7).all() and (A @ x <= row_upper + 1e-7).all()
+    assert float(cost @ x) + kwargs["offset"] == pytest.approx(reduced.objective, abs=1e-7)
+
+
+def test_bound_of_a_mip_whose_integer_columns_are_all_fixed():
+    # min x0 + 2 y, x0 + y >= 1.5, x0 integer fixed at 1, y continuous in [0, 3]: optimum 2.
+    args = ([1.0, 2.0], np.array([[1.0, 1.0]]), [1.5], [np.inf], [1.0, 0.0], [1.0, 3.0])
+    (whole, _), (reduced, _) = solve_both(args, {"integrality": [True, False]})
+    assert whole.bound == pytest.approx(whole.objective)
+    assert reduced.objective == pytest.approx(whole.objective)
+    assert reduced.bound == pytest.approx(whole.bound)
+
+
+# ----------------------------------------------------------------------------- dropped rows
+@st.composite
+def programs(draw):
+    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    A = rng.choice([-2.5, -1.0, 0.0, 0.0, 0.5, 1.0, 3.0], size=(m, n))
+    lower = rng.choice([-np.inf, -2.0, 0.0, 0.5], size=n)
+    upper = np.maximum(lower, rng.choice([np.inf, 0.0, 1.0, 3.5], size=n))
+    fixed = rng.random(n) < 0.5
+    lower[fixed] = upper[fixed] = rng.choice([0.0, 1.0, -2.0, 0.5], size=n)[fixed]
+    row_lower = rng.choice([-np.inf, -3.0, 0.0, 1.0], size=m)
+    row_upper = np.maximum(row_lower, rng.choice([np.inf, 0.0, 1.0, 6.0], size=m))
+    return A, rng.normal(size=n).round(2), row_lower, row_upper, lower, upper
+
+
+@given(programs())
+@settings(max_examples=60, deadline=None)
+def test_reduction_drops_only_rows_every_point_of_the_box_satisfies(program):
+    A, cost, row_lower, row_upper, lower, upper = program
+    red = reduce_fixed(sp.csc_array(A), cost, 2.0, row_lower, row_upper, lower, upper)
+    fixed = (lower == upper) & (lower == np.round(lower))
+    assert red.keep_cols.tolist() == (~fixed).tolist()
+    shift = A[:, fixed] @ lower[fixed]
+    keep = red.keep_cols
+    for i in np.flatnonzero(~red.keep_rows):
+        ends = [(a * lower[j], a * upper[j]) for j, a in zip(np.flatnonzero(keep), A[i, keep], strict=True) if a != 0]
+        lowest, highest = sum(min(e) for e in ends), sum(max(e) for e in ends)
+        assert highest + shift[i] <= row_upper[i] + 1e-9 and lowest + shift[i] >= row_lower[i] - 1e-9
+    np.testing.assert_array_equal(red.row_lower, (row_lower - shift)[red.keep_rows])
+    np.testing.assert_array_equal(red.row_upper, (row_upper - shift)[red.keep_rows])
+    np.testing.assert_array_equal(red.A.toarray(), A[np.ix_(red.keep_rows, keep)])
+    x = np.where(np.isfinite(lower), lower, np.minimum(upper, 0.0))
+    full = red.expand(x[keep])
+    np.testing.assert_array_equal(full, x)
+    assert cost @ full + 2.0 == pytest.approx(cost[keep] @ x[keep] + red.offset)

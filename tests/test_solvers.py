@@ -1,4 +1,5 @@
-"""The solver seam: names, missing solvers, time limits, duals, persistent re-solves."""
+"""The solver seam: names, missing solvers, time limits, duals, persistent re-solves
+(HighsMatrixSolver itself: test_highs_matrix.py; Param-driven costs: test_objective_image.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,8 @@ import threading
 import numpy as np
 import pyomo.environ as pyo
 import pytest
-import scipy.sparse as sp
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ccopt import ClusteringProblem
-from ccopt._objective_image import _param_form
-from ccopt._params import read_values, write_values
 from ccopt.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -596,55 +593,6 @@ def test_persistent_resolve_sees_bounds_announced_by_bounds_changed(solver, name
     assert m.x[0].value == pytest.approx(1.0)
 
 
-def image_lp(shape: str):
-    """min sum c_i x_i + (M w) y + (k + 1) s.t. x_0 + x_1 + x_2 + y >= 2, in one of three shapes."""
-    m = pyo.ConcreteModel()
-    m.I = pyo.RangeSet(0, 2)
-    m.x = pyo.Var(m.I, bounds=(0, 1))
-    m.y = pyo.Var(bounds=(0, 5))
-    m.c = pyo.Param(m.I, mutable=True, initialize={0: 1.0, 1: 2.0, 2: 3.0})
-    m.M = pyo.Param(mutable=True, initialize=2.0)
-    m.w = pyo.Param(initialize=3.0)
-    m.k = pyo.Param(mutable=True, initialize=1.0)
-    m.cover = pyo.Constraint(expr=sum(m.x.values()) + m.y >= 2)
-    if shape == "linear":  # the models' shape: a LinearExpression of Param-weighted terms
-        expr = LinearExpression(constant=m.k + 1.0, linear_coefs=[m.c[i] for i in m.I] + [m.M * m.w],
-                                linear_vars=[m.x[i] for i in m.I] + [m.y])
-    elif shape == "sum":  # by hand; M * w_mutable, a product of two Params, is evaluated as is
-        m.w_mutable = pyo.Param(mutable=True, initialize=3.0)  # never changed
-        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w_mutable * m.y + m.k + 1.0
-    elif shape == "named":  # the Lagrangian models' shape: named expressions, Param combinations
-        m.cost = pyo.Expression(expr=sum((2 * m.c[i] - m.c[i]) * m.x[i] for i in m.I))
-        m.penalty = pyo.Expression(expr=(m.M * m.w) * m.y + (m.k / 2 + m.k / 2 + 1.0))
-        expr = m.cost + m.penalty
-    else:  # a fixed variable and a nested sum: walked on every refresh
-        m.f = pyo.Var(initialize=1.0)
-        m.f.fix()
-        expr = sum(m.c[i] * m.x[i] for i in m.I) + m.M * m.w * (m.y + m.f) + m.k
-    m.objective = pyo.Objective(expr=expr)
-    return m
-
-
-@pytest.mark.parametrize("shape", ["linear", "sum", "named", "other"])
-def test_highs_matrix_refresh_reads_new_param_values_into_the_costs(shape):
-    m = image_lp(shape)
-    persistent = PersistentSolver(m, "highs_matrix")
-    persistent.solve()
-    assert (persistent._compiled._image is None) == (shape == "other")
-    for step, (costs, big_m, k) in enumerate([((-1.0, 2.0, 0.5), 0.1, 4.0), ((3.0, 3.0, 3.0), 0.2, -2.0)]):
-        fresh = image_lp(shape)
-        for model in (m, fresh):
-            for i, value in enumerate(costs):
-                model.c[i] = value
-            model.M = big_m
-            model.k = k
-        again = persistent.solve()
-        assert "update" in again.timing, step  # refreshed in place, not recompiled
-        expected = solve(fresh, "appsi_highs")
-        assert again.objective == pytest.approx(expected.objective)
-        assert pyo.value(m.objective) == pytest.approx(expected.objective)
-
-
 def where_params_sit(place: str):
     """min -x0 - x1, x0 + 2 x1 <= 4, 3 x0 + x1 <= 6, x >= 0, with one Param p = 1 in ``place``."""
     m = pyo.ConcreteModel()
@@ -686,43 +634,6 @@ def test_highs_matrix_recompiles_a_row_without_variables_that_a_param_moves():
         persistent.solve()
 
 
-def test_param_forms_of_coefficients():
-    m = pyo.ConcreteModel()
-    m.p = pyo.Param(mutable=True, initialize=2.0)
-    m.q = pyo.Param(mutable=True, initialize=5.0)
-    m.fixed = pyo.Param(initialize=7.0)  # immutable: a number
-    cases = {"-p": (-m.p, 0.0, {"p": -1.0}), "p - q": (m.p - m.q, 0.0, {"p": 1.0, "q": -1.0}),
-             "2p/4 + 1": (2 * m.p / 4 + 1, 1.0, {"p": 0.5}),
-             "1.5 (p + q) + fixed": (1.5 * (m.p + m.q) + m.fixed, 7.0, {"p": 1.5, "q": 1.5}),
-             "p alone": (m.p, 0.0, {"p": 1.0}), "a number": (3, 3.0, {}),
-             "p q 3 (BH's M p w)": (m.p * m.q * 3.0, 0.0, {"p*q": 3.0}),
-             "(p + 1)(q - 2)": ((m.p + 1) * (m.q - 2), -2.0, {"p*q": 1.0, "p": -2.0, "q": 1.0}),
-             "p p": (m.p * m.p, 0.0, {"p*p": 1.0})}
-    for name, (expr, constant, weights) in cases.items():
-        got_constant, terms = _param_form(expr)
-        assert got_constant == pytest.approx(constant), name
-        named = {"*".join(sorted(p.local_name for p in params)): weight for params, weight in terms.values()}
-        assert named == pytest.approx(weights), name
-        # The form reproduces the expression's value.
-        value = got_constant + sum(weight * np.prod([pyo.value(p) for p in params])
-                                   for params, weight in terms.values())
-        assert value == pytest.approx(pyo.value(expr)), name
-    assert _param_form(m.p / m.q) is None
-    assert _param_form(pyo.exp(m.p)) is None
-
-
-def test_bulk_param_writes_and_reads_agree_with_pyomo():
-    m = pyo.ConcreteModel()
-    m.p = pyo.Param(range(4), mutable=True, initialize=0.0)
-    m.empty = pyo.Param(mutable=True)
-    params = [m.p[i] for i in range(4)]
-    write_values(params, [1.5, -2.0, 0.0, 7.25])
-    assert [pyo.value(p) for p in params] == [1.5, -2.0, 0.0, 7.25]
-    assert read_values(params).tolist() == [1.5, -2.0, 0.0, 7.25]
-    with pytest.raises(ValueError, match="empty"):
-        read_values([m.empty])
-
-
 def test_solver_options_are_checked():
     with pytest.raises(InvalidParameterError, match="time_limit must be > 0 seconds"):
         SolverOptions(time_limit=0)
@@ -730,139 +641,6 @@ def test_solver_options_are_checked():
         SolverOptions(threads=0)
     with pytest.raises(InvalidParameterError, match="mip_gap must be finite and >= 0"):
         solve(small_lp(), mip_gap=-1.0)
-
-
-# ----------------------------------------------------------------------------- matrices
-
-
-def test_highs_matrix_solver_changes_costs_and_bounds_in_place():
-    A = np.array([[1.0, 2.0], [3.0, 1.0]])
-    program = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0],
-                                [np.inf, np.inf], offset=10.0)
-    assert program.solve().objective == pytest.approx(7.2)
-    assert program.row_dual == pytest.approx([-0.4, -0.2])
-    assert program.col_value == pytest.approx([1.6, 1.2])
-    # Vertices (2, 0), (1.6, 1.2), (0, 2): max 2x + y is 4.4 at (1.6, 1.2).
-    program.set_costs([-2.0, -1.0])
-    assert program.solve().objective == pytest.approx(10 - 4.4)
-    # 3x + y <= 9 moves the vertex to (2.8, 0.6): 2x + y = 6.2 (beats (3, 0) with 6).
-    program.set_row_bounds([1], -np.inf, 9.0)
-    assert program.solve().objective == pytest.approx(10 - 6.2)
-    assert program.col_value == pytest.approx([2.8, 0.6])
-    with pytest.raises(InvalidDataError, match="cost must have 2 entries, got 3"):
-        program.set_costs([1.0, 2.0, 3.0])
-    with pytest.raises(InvalidDataError, match="row_upper contains NaN at position 1"):
-        HighsMatrixSolver([0, 0], A, [0, 0], [1, np.nan], [0, 0], [1, 1])
-    integer = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
-                                integrality=[True, True])
-    assert integer.solve().objective == pytest.approx(-2.0)
-    with pytest.raises(SolverError, match="no row duals"):
-        _ = integer.row_dual
-
-
-def test_highs_matrix_solver_adds_rows_and_keeps_them_in_its_relaxation():
-    # max x + y, x + 2y <= 4, 3x + y <= 6, integers: optimum 3 at (2, 1) (LP: 2.8 at (1.6, 1.2)).
-    A = np.array([[1.0, 2.0], [3.0, 1.0]])
-    mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
-                            integrality=[True, True])
-    assert mip.relaxation().solve().objective == pytest.approx(-2.8)
-    # x + y <= 2 cuts the LP optimum off; the relaxation taken afterwards holds the row.
-    mip.add_rows(sp.csr_array(np.array([[1.0, 1.0]])), -np.inf, 2.0)
-    assert mip.n_rows == 3
-    assert mip.relaxation().solve().objective == pytest.approx(-2.0)
-    assert mip.solve().objective == pytest.approx(-2.0)
-    with pytest.raises(InvalidDataError, match="rows must have 2 columns, got 3"):
-        mip.add_rows(sp.csr_array(np.ones((1, 3))), -np.inf, 1.0)
-
-
-def test_highs_matrix_solver_deletes_rows():
-    A = np.array([[1.0, 2.0], [3.0, 1.0]])
-    mip = HighsMatrixSolver([-1.0, -1.0], A, [-np.inf, -np.inf], [4.0, 6.0], [0, 0], [10, 10],
-                            integrality=[True, True])
-    mip.add_rows(sp.csr_array(np.array([[1.0, 1.0]])), -np.inf, 2.0)
-    assert mip.relaxation().solve().objective == pytest.approx(-2.0)
-    # Without x + 2y <= 4 and x + y <= 2 the LP optimum is 6 at (0, 6).
-    mip.delete_rows([2, 0])
-    assert mip.n_rows == 1
-    assert mip.relaxation().solve().objective == pytest.approx(-6.0)
-    assert mip.solve().objective == pytest.approx(-6.0)
-    with pytest.raises(InvalidDataError, match="row 1 is out of range for a program of 1 rows"):
-        mip.delete_rows([1])
-
-
-def _random_covering_lp(n: int):
-    """min c x, A x >= 1, 0 <= x <= 10: a random sparse LP taking HiGHS a good fraction of a
-    second."""
-    rng = np.random.default_rng(0)
-    A = sp.random(n, n, density=0.01, random_state=0, format="csr")
-    return rng, A, rng.random(n)
-
-
-def _assert_resolve_gets_its_limit(first, resolve):
-    """A re-solve given half the time of the first solve either finishes or runs about its
-    limit; HiGHS's LP clock counts every earlier run of the instance, so without
-    :func:`ccopt.solvers._lp_time_limit` it stopped at once."""
-    limit = max(0.5 * first.wall_time, 0.05)
-    result = resolve(limit)
-    assert result.status is Status.OPTIMAL or result.wall_time >= 0.8 * limit
-
-
-def test_highs_matrix_lp_resolve_gets_its_own_time_limit():
-    rng, A, cost = _random_covering_lp(3000)
-    n = A.shape[1]
-    lp = HighsMatrixSolver(cost, A, np.ones(n), np.full(n, np.inf), np.zeros(n), np.full(n, 10.0))
-    first = lp.solve(time_limit=0.3, require_solution=False)
-
-    def resolve(limit):
-        lp.set_costs(rng.random(n))
-        return lp.solve(time_limit=limit, require_solution=False)
-
-    _assert_resolve_gets_its_limit(first, resolve)
-
-
-@pytest.mark.parametrize("name", ["appsi_highs", "highs"])
-def test_pyomo_highs_lp_resolve_gets_its_own_time_limit(name):
-    rng, A, cost = _random_covering_lp(1500)
-    n = A.shape[1]
-    model = pyo.ConcreteModel()
-    model.x = pyo.Var(range(n), bounds=(0, 10))
-    model.c = pyo.Param(range(n), initialize=dict(enumerate(cost)), mutable=True)
-    model.rows = pyo.ConstraintList()
-    for i in range(n):
-        cols = A.indices[A.indptr[i]:A.indptr[i + 1]]
-        if cols.size:
-            model.rows.add(LinearExpression(linear_coefs=A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
-                                            linear_vars=[model.x[int(c)] for c in cols]) >= 1)
-    model.obj = pyo.Objective(expr=sum(model.c[j] * model.x[j] for j in range(n)))
-    solver = PersistentSolver(model, name)
-    first = solver.solve(time_limit=0.3, require_solution=False)
-
-    def resolve(limit):
-        for j in range(n):
-            model.c[j] = rng.random()
-        return solver.solve(time_limit=limit, require_solution=False)
-
-    _assert_resolve_gets_its_limit(first, resolve)
-
-
-def test_highs_matrix_solver_starts_from_a_given_solution():
-    # A subset-sum equality: without search nodes or heuristics HiGHS finds no solution, and
-    # with a start it returns that start.
-    rng = np.random.default_rng(0)
-    n = 40
-    sizes = rng.integers(1000, 5000, n).astype(float)
-    chosen = rng.random(n) < 0.5
-    target = sizes[chosen].sum()
-    cost = rng.random(n)
-    program = HighsMatrixSolver(cost, sizes[None, :], [target], [target], np.zeros(n), np.ones(n),
-                                integrality=np.ones(n, dtype=bool),
-                                options=SolverOptions(extra={"mip_max_nodes": 0, "presolve": "off",
-                                                             "mip_heuristic_effort": 0.0}))
-    assert not program.solve(require_solution=False).has_solution
-    program.set_start(chosen.astype(float))
-    assert program.solve(require_solution=False).objective == pytest.approx(cost[chosen].sum())
-    with pytest.raises(InvalidDataError, match="col_value must have 40 entries"):
-        program.set_start(np.zeros(3))
 
 
 # ----------------------------------------------------------------------------- solver swap

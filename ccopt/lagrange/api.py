@@ -190,11 +190,12 @@ class _Predictor:
         return normalized, normalized > self.tau
 
 
-def _warn_unused_weights(cons) -> None:
-    """Say that weights and hard flags, which the clustering estimators use, do not enter the score."""
+def _warn_unused_weights(cons, who: str = "impact_scores") -> None:
+    """Say that weights and hard flags, which the clustering estimators use, do not enter the
+    score of ``who`` (the impact score or one of its baselines)."""
     unread = _unread_settings(cons)
     if unread:
-        warn_user(f"impact_scores does not use per-constraint weights or hard flags "
+        warn_user(f"{who} does not use per-constraint weights or hard flags "
                   f"({unread} of {len(cons)} constraints): every constraint is "
                   "scored as a candidate with the paper's unit penalty.", CcoptWarning)
 

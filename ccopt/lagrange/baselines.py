@@ -77,7 +77,7 @@ from ccopt.exceptions import (
     SolverError,
 )
 from ccopt.lagrange._medoids import MedoidFinder, kmedoids_cost
-from ccopt.lagrange.api import _truth, impact_scores, pairwise_distances_checked
+from ccopt.lagrange.api import _truth, _warn_unused_weights, impact_scores, pairwise_distances_checked
 from ccopt.lagrange.repair import repair_labels
 from ccopt.lagrange.result import ImpactScoreResult, normalize_scores
 from ccopt.metrics import DetectionScores, detection_scores, wcss
@@ -695,6 +695,7 @@ def naive_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, criteri
     time_limit = check_time_limit(time_limit)
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl, require_closure=False)
     cons = problem.constraints
+    _warn_unused_weights(cons, "naive_baseline")
     truth = _truth(cons, labels_true, erroneous, problem.n_samples)
     rng = check_random_state(random_state)
     distances = pairwise_distances_checked(problem.X) if criterion == "kmedoids" else None
@@ -1034,6 +1035,7 @@ def _one_at_a_time(approach, X, n_clusters, ml, cl, constraints, criterion, solv
     # The optimistic base program holds every constraint, so they must be satisfiable together.
     problem = ClusteringProblem.create(X, n_clusters, constraints, ml=ml, cl=cl, require_closure=optimistic)
     cons, n = problem.constraints, problem.n_samples
+    _warn_unused_weights(cons, f"{approach}_baseline")
     mode = _resolve_mode(solver_mode, criterion, n)
     if mode == "exact":
         solver = check_solver(solver)

@@ -12,23 +12,31 @@ Flags, each checked by the tests that rely on it:
 * ``contracts_ml``: must-links are hard, so fewer must-link groups than ``k`` is an
   infeasibility (:class:`~ccopt.exceptions.InfeasibleConstraintsError`);
 * ``hard``: every constraint is hard, so a cannot-link clique of ``k + 1`` objects is an
-  infeasibility reported with its certificate.
+  infeasibility reported with its certificate;
+* ``ignores_cl``: cannot-links are not enforced, and a call given some says so in a
+  :class:`~ccopt.CcoptWarning` (``KMeans``), expected with :func:`cannot_links_ignored`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
+import pytest
 
 import ccopt
 import ccopt.cluster as cluster
 from ccopt.lagrange import baselines
 
 SEED = 0
+
+
+# Two pairs of close points far apart (1-D): the smallest data two clusters fit.
+TWO_PAIRS = np.array([[0.0], [0.1], [5.0], [5.1]])
 
 
 def blobs(n: int = 12, d: int = 2, k: int = 3, seed: int = SEED) -> np.ndarray:
@@ -60,6 +68,7 @@ class Entry:
     takes_pairs: bool = True
     contracts_ml: bool = False
     hard: bool = False
+    ignores_cl: bool = False
 
     def __repr__(self) -> str:  # readable pytest ids
         return self.name
@@ -138,8 +147,8 @@ def _problem(X, k, ml=None, cl=None):
 
 
 ENTRIES = [
-    Entry("KMeans", _fit(cluster.KMeans, n_init=1, max_iter=20), contracts_ml=True),
-    Entry("kmeans", _twin(cluster.kmeans, n_init=1, max_iter=20), contracts_ml=True),
+    Entry("KMeans", _fit(cluster.KMeans, n_init=1, max_iter=20), contracts_ml=True, ignores_cl=True),
+    Entry("kmeans", _twin(cluster.kmeans, n_init=1, max_iter=20), contracts_ml=True, ignores_cl=True),
     Entry("COPKMeans", _fit(cluster.COPKMeans, n_init=2, max_iter=20), contracts_ml=True, hard=True),
     Entry("cop_kmeans", _twin(cluster.cop_kmeans, n_init=2, max_iter=20), contracts_ml=True, hard=True),
     Entry("PCKMeans", _fit(cluster.PCKMeans, max_iter=20)),
@@ -172,6 +181,24 @@ WITH_K = [e for e in ENTRIES if e.takes_k]
 WITH_PAIRS = [e for e in ENTRIES if e.takes_pairs]
 CONTRACTING = [e for e in ENTRIES if e.contracts_ml]
 HARD = [e for e in ENTRIES if e.hard]
+
+def cannot_links_ignored(expected: bool):
+    """``pytest.warns`` for KMeans's warning that it ignores the cannot-links it was given when
+    ``expected``; otherwise a context that expects nothing."""
+    if expected:
+        return pytest.warns(ccopt.CcoptWarning, match="KMeans does not enforce cannot-links")
+    return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def warns(*expected: tuple[type[Warning], str]):
+    """Expect every ``(category, pattern)`` warning, as nested ``pytest.warns`` (each passes on
+    the warnings it does not match); no pair expects nothing."""
+    with contextlib.ExitStack() as stack:
+        for category, pattern in expected:
+            stack.enter_context(pytest.warns(category, match=pattern))
+        yield
+
 
 # Estimators (class, twin) for the tests that read fitted attributes.
 ESTIMATORS = ["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "KMeansS", "PCS", "MLKMeans",

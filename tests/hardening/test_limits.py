@@ -32,6 +32,7 @@ from ccopt.generators import make_gaussian_clusters, noisy_constraints
 from ccopt.lagrange.baselines import erroneous_fraction_by_k, optimistic_baseline
 from ccopt.lagrange.oracles import MSSCLloydOracle
 from ccopt.models.bh_assignment import BHAssignmentProgram
+from tests.hardening._api import cannot_links_ignored
 
 LIMIT = 0.3
 MARGIN = 3.0
@@ -47,7 +48,9 @@ def instance():
 
 def _timed(call):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ccopt.ConvergenceWarning)
+        # On a loaded machine the limit may end a scoring run before its multipliers moved.
+        warnings.filterwarnings("ignore", message="The scores were not computed",
+                                category=ccopt.ConvergenceWarning)
         start = time.perf_counter()
         out = call()
         return out, time.perf_counter() - start
@@ -75,7 +78,8 @@ def test_estimators_stop_on_time_and_return_their_best_run(instance, name):
     X, _, cons = instance
     if name == "MLKMeans":  # Jia et al.'s method takes must-links and disjoint cannot-links only
         cons = cons.subset(cons.ml_mask)
-    est, seconds = _timed(lambda: ESTIMATORS[name]().fit(X, constraints=cons))
+    with cannot_links_ignored(name == "KMeans"):
+        est, seconds = _timed(lambda: ESTIMATORS[name]().fit(X, constraints=cons))
     floor = 1.0 if name == "BHKMeans" else 0.0
     assert seconds < max(LIMIT, floor) + MARGIN
     assert est.status_ == Status.TIME_LIMIT

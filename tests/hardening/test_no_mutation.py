@@ -8,7 +8,6 @@ lists, dicts, ``Constraints`` objects and estimator parameters are compared with
 from __future__ import annotations
 
 import copy
-import warnings
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from ccopt import CL, ML, ClusteringProblem, Constraints, generators, metrics
 from ccopt.cluster import LCC, PCS, BHKMeans, COPKMeans, KMeans, KMeansS, PCKMeans
 from ccopt.experiments import clustering_task, grid_tasks, run_experiment
 from ccopt.lagrange import baselines
-from tests.hardening._api import ENTRIES, blobs
+from tests.hardening._api import ENTRIES, blobs, cannot_links_ignored, warns
 
 
 def _frozen(*arrays):
@@ -39,21 +38,15 @@ def _assert_same(after, before):
         assert not a.flags.writeable
 
 
-@pytest.fixture
-def quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
 @pytest.mark.parametrize("entry", ENTRIES, ids=repr)
-def test_read_only_data_and_pairs_are_accepted_and_left_unchanged(entry, quiet):
+def test_read_only_data_and_pairs_are_accepted_and_left_unchanged(entry):
     """``X`` and ``ml`` as read-only arrays, ``cl`` as a list of lists (compared deeply)."""
     (X, ml), before = _frozen(blobs(12, 2, 3), [[0, 3], [4, 1]])
     cl = [[5, 2], [0, 1]]
     cl_before = copy.deepcopy(cl)
     kwargs = {"ml": ml, "cl": cl} if entry.takes_pairs else {}
-    entry.call(X, 3, **kwargs)
+    with cannot_links_ignored(entry.ignores_cl):
+        entry.call(X, 3, **kwargs)
     _assert_same([X, ml], before)
     assert cl == cl_before
 
@@ -63,28 +56,38 @@ def _constraints_state(cons: Constraints):
             cons.given_index.copy())
 
 
-@pytest.mark.parametrize("fit", [
-    lambda X, c: KMeans(3, n_init=1, random_state=0).fit(X, constraints=c),
-    lambda X, c: COPKMeans(3, n_init=1, random_state=0).fit(X, constraints=c),
-    lambda X, c: PCKMeans(3, random_state=0).fit(X, constraints=c),
-    lambda X, c: BHKMeans(3, max_iter=3, random_state=0).fit(X, constraints=c),
-    lambda X, c: LCC(3, random_state=0).fit(X, constraints=c),
-    lambda X, c: PCS(3, sizes=[4, 4, 4], random_state=0, progress=False).fit(X, constraints=c),
-    lambda X, c: ccopt.impact_scores(X, 3, constraints=c, max_iter=5, random_state=0, progress=False),
-    lambda X, c: baselines.pessimistic_baseline(X, 3, constraints=c, criterion="mssc",
-                                                solver_mode="heuristic", n_init=1, progress=False),
-    lambda X, c: baselines.erroneous_fraction_by_k(X, [2, 3], constraints=c, criterion="mssc",
-                                                   max_iter=3, progress=False),
-    lambda X, c: metrics.violations(np.arange(12) % 3, c),
-    lambda X, c: ccopt.check_feasibility(c.with_n_samples(12), 3),
-    lambda X, c: ClusteringProblem.create(X, 3, c),
+# KMeans, LCC, impact_scores and the k sweep say that they do not use the weights of the set below.
+_UNUSED_WEIGHTS = {name: (ccopt.CcoptWarning, rf"{name} does not honour hard flags or use per-constraint weights")
+                   for name in ("KMeans", "LCC")}
+_UNSCORED_WEIGHTS = (ccopt.CcoptWarning, "impact_scores does not use per-constraint weights or hard flags")
+
+
+@pytest.mark.parametrize(("fit", "expected"), [
+    (lambda X, c: KMeans(3, n_init=1, random_state=0).fit(X, constraints=c),
+     [(ccopt.CcoptWarning, "KMeans does not enforce cannot-links"), _UNUSED_WEIGHTS["KMeans"]]),
+    (lambda X, c: COPKMeans(3, n_init=1, random_state=0).fit(X, constraints=c), []),
+    (lambda X, c: PCKMeans(3, random_state=0).fit(X, constraints=c), []),
+    (lambda X, c: BHKMeans(3, max_iter=3, random_state=0).fit(X, constraints=c), []),
+    (lambda X, c: LCC(3, random_state=0).fit(X, constraints=c), [_UNUSED_WEIGHTS["LCC"]]),
+    (lambda X, c: PCS(3, sizes=[4, 4, 4], random_state=0, progress=False).fit(X, constraints=c), []),
+    (lambda X, c: ccopt.impact_scores(X, 3, constraints=c, max_iter=5, random_state=0, progress=False),
+     [_UNSCORED_WEIGHTS]),
+    (lambda X, c: baselines.pessimistic_baseline(X, 3, constraints=c, criterion="mssc",
+                                                 solver_mode="heuristic", n_init=1, progress=False), []),
+    (lambda X, c: baselines.erroneous_fraction_by_k(X, [2, 3], constraints=c, criterion="mssc",
+                                                    max_iter=3, progress=False),
+     [_UNSCORED_WEIGHTS]),
+    (lambda X, c: metrics.violations(np.arange(12) % 3, c), []),
+    (lambda X, c: ccopt.check_feasibility(c.with_n_samples(12), 3), []),
+    (lambda X, c: ClusteringProblem.create(X, 3, c), []),
 ], ids=["KMeans", "COPKMeans", "PCKMeans", "BHKMeans", "LCC", "PCS", "impact_scores", "pessimistic",
         "k_sweep", "violations", "check_feasibility", "ClusteringProblem"])
-def test_a_constraints_object_is_not_changed(fit, quiet):
+def test_a_constraints_object_is_not_changed(fit, expected):
     """Not even bound to ``n_samples``: binding makes a new object."""
     cons = Constraints([(0, 3), (4, 1), (0, 1), (2, 5)], [ML, ML, CL, CL], weights=[1.0, 2.0, 1.0, 0.5])
     before = _constraints_state(cons)
-    fit(blobs(12, 2, 3), cons)
+    with warns(*expected):
+        fit(blobs(12, 2, 3), cons)
     after = _constraints_state(cons)
     assert after[4] is None
     for a, b in zip(after, before, strict=True):
@@ -99,11 +102,12 @@ def test_a_constraints_object_is_not_changed(fit, quiet):
     lambda: PCS(3, sizes=_ro(np.array([4, 4, 4])), random_state=0, progress=False),
     lambda: KMeansS(3, sizes=_ro(np.array([4, 4, 4])), random_state=0, progress=False),
 ], ids=["KMeans", "COPKMeans", "LCC", "BHKMeans", "PCS", "KMeansS"])
-def test_estimator_parameters_are_not_changed_by_fit(estimator, quiet):
+def test_estimator_parameters_are_not_changed_by_fit(estimator):
     est = estimator()
     before = copy.deepcopy(est.get_params())
     pairs = {} if isinstance(est, KMeansS) else {"ml": [(0, 3)], "cl": [(0, 1)]}
-    est.fit(blobs(12, 2, 3), **pairs)
+    with cannot_links_ignored(type(est) is KMeans):
+        est.fit(blobs(12, 2, 3), **pairs)
     after = est.get_params()
     assert before.keys() == after.keys()
     for key, value in before.items():
@@ -115,7 +119,7 @@ def _ro(a):
     return a
 
 
-def test_impact_score_truth_arguments_are_left_unchanged(quiet):
+def test_impact_score_truth_arguments_are_left_unchanged():
     X = blobs(12, 2, 3)
     (labels, mask), before = _frozen(np.arange(12) % 3, [True, False, False])
     ccopt.impact_scores(X, 3, ml=[(0, 3), (1, 2)], cl=[(0, 1)], labels_true=labels, max_iter=3,
@@ -155,8 +159,7 @@ def test_constraint_constructors_leave_their_arrays_unchanged():
     (pairs, kinds, weights, hard, ml, cl, matrix), before = _frozen(
         [[0, 1], [2, 3], [1, 0]], [1, -1, 1], [1.0, 2.0, 3.0], [False, True, False], [[0, 1]], [[1, 2]],
         np.array([[0, 1, 0], [1, 0, -1], [0, 0, 0]]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ccopt.DuplicateConstraintWarning)
+    with pytest.warns(ccopt.DuplicateConstraintWarning, match=r"row 0 = row 2"):
         Constraints(pairs, kinds, weights=weights, hard=hard, n_samples=4)
     Constraints.from_pairs(ml, cl, n_samples=3, ml_weights=weights[:1], cl_hard=hard[1:2])
     Constraints.from_matrix(matrix)
@@ -181,5 +184,6 @@ def test_experiment_task_list_is_left_unchanged(tmp_path):
                         "error_fraction": 0.0, "algorithm": "kmeans", "params": {"n_init": 1}},
                        instance_seed=[0, 1])
     before = copy.deepcopy(tasks)
-    run_experiment(tasks, clustering_task, tmp_path / "r.csv", progress=False)
+    with cannot_links_ignored(True):  # the tasks fit KMeans to constraint sets with cannot-links
+        run_experiment(tasks, clustering_task, tmp_path / "r.csv", progress=False)
     assert tasks == before

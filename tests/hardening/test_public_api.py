@@ -93,3 +93,23 @@ def test_every_twin_documents_its_estimator_and_what_it_returns():
         assert "Returns\n    -------" in twin.__doc__ and "info : dict" in twin.__doc__, name
         # Picklable by reference (joblib workers receive twins by name).
         assert getattr(importlib.import_module(twin.__module__), name) is twin
+
+
+def test_every_public_name_resolves_is_listed_and_a_wrong_one_is_an_attribute_error():
+    assert len(set(ccopt.__all__)) == len(ccopt.__all__)
+    listed = dir(ccopt)
+    for name in ccopt.__all__:
+        assert name in listed
+        assert getattr(ccopt, name) is not None
+    with pytest.raises(AttributeError, match="module 'ccopt' has no attribute 'Kmeans'"):
+        ccopt.Kmeans  # noqa: B018
+
+
+def test_import_ccopt_stays_light_and_importing_main_does_not_run_the_cli():
+    code = ("import sys; import ccopt; heavy = [m for m in ('pyomo', 'sklearn', 'joblib', 'matplotlib') "
+            "if m in sys.modules]; import ccopt.__main__; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+    out = subprocess.run([sys.executable, "-m", "ccopt", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("usage: ccopt"), out.stderr

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
-from ccopt import Constraints
+from ccopt import CcoptWarning, Constraints
 from ccopt.lagrange.baselines import coherence, informativeness, naive_baseline
 
 from ._brute import kmedoids_cost
@@ -254,3 +254,16 @@ def test_coherence_is_translation_invariant_on_random_sets():
         expected = coherence(X, ml=ml or None, cl=cl or None).per_constraint
         moved = coherence(X + 1e6, ml=ml or None, cl=cl or None).per_constraint
         np.testing.assert_array_equal(moved, expected, err_msg=f"seed {seed}")
+
+
+@pytest.mark.parametrize("name", ["naive_baseline", "pessimistic_baseline", "optimistic_baseline"])
+def test_baselines_say_they_do_not_use_weights_as_the_score_does(name):
+    # impact_scores warned about weights and hard flags it does not read; its baselines said nothing.
+    from ccopt.lagrange import baselines
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    cons = Constraints([(0, 3), (4, 1), (0, 1), (2, 5)], ["ML", "ML", "CL", "CL"], weights=[1, 2, 1, 0.5])
+    kwargs = {} if name == "naive_baseline" else {"solver_mode": "heuristic", "n_init": 1, "progress": False}
+    with pytest.warns(CcoptWarning, match=rf"^{name} does not use per-constraint weights or hard flags "
+                      r"\(2 with a weight other than 1 of 4 constraints\)"):
+        getattr(baselines, name)(X, 3, constraints=cons, criterion="mssc", random_state=0, **kwargs)
