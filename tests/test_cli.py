@@ -353,9 +353,9 @@ def test_scale_rescales_predicted_rows_with_the_training_statistics(files, capsy
         assert [int(r["label"]) for r in csv.DictReader(handle)] == expected.tolist()
 
 
-# main prints the warnings that reach it: let this one through as it would on a console.
-@pytest.mark.filterwarnings("default:1 duplicate constraint row:ccopt.exceptions.DuplicateConstraintWarning")
 def test_duplicate_rows_warn_on_one_line(files, capsys):
+    # Also under this suite's filters, which turn ccopt warnings into errors: the command sets
+    # its own, as it does under ``python -W error``.
     dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n1,0,ML\n")
     code, _, err = _run(["cluster", files["data"], "--constraints", dup, "-k", 2, "--algorithm", "kmeans", "-q"],
                         capsys)
@@ -364,8 +364,6 @@ def test_duplicate_rows_warn_on_one_line(files, capsys):
         line for line in err.splitlines() if line.startswith("ccopt: warning: 1 duplicate constraint row")]
 
 
-# main prints the warnings that reach it: let this one through as it would on a console.
-@pytest.mark.filterwarnings("default:2 duplicate constraint row:ccopt.exceptions.DuplicateConstraintWarning")
 def test_scores_file_echoes_a_reversed_duplicate_as_written(files, capsys):
     # Both rows are one constraint and share its score, but each line names the pair the user wrote.
     dup = _write(files["dir"] / "dup.csv", "i,j,kind\n0,1,ML\n9,0,CL\n1,0,ML\n0,9,CL\n")

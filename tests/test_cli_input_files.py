@@ -118,8 +118,6 @@ def _semicolon_files(tmp_path, X, separator):
     return data, cons
 
 
-# main prints the warnings that reach it: let KMeans's through as it would on a console.
-@pytest.mark.filterwarnings("default:KMeans does not enforce cannot-links:ccopt.exceptions.CcoptWarning")
 def test_a_file_with_another_separator_is_named_and_read_with_delimiter(ten_point_files, tmp_path, capsys):
     # The bare "non-numeric value '0.06;-0.07' in column 'x;y'" did not say why.
     X, with_header, _, cons = ten_point_files
