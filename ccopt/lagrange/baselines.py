@@ -77,7 +77,12 @@ from ccopt.exceptions import (
     SolverError,
 )
 from ccopt.lagrange._medoids import MedoidFinder, kmedoids_cost
-from ccopt.lagrange.api import _truth, _warn_unused_weights, impact_scores, pairwise_distances_checked
+from ccopt.lagrange.api import (
+    _truth,
+    _warn_unused_weights,
+    impact_scores,
+    pairwise_distances_checked,
+)
 from ccopt.lagrange.repair import repair_labels
 from ccopt.lagrange.result import ImpactScoreResult, normalize_scores
 from ccopt.metrics import DetectionScores, detection_scores, wcss
