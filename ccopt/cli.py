@@ -69,7 +69,7 @@ input files:
                    row order), kind ML or CL, weight a number (default 1), hard 1/true
                    or 0/false (default 0)
 {weight_use}
-  matrix file      n x n numbers (comma or space separated): 1 must-link, -1
+  matrix file      n x n numbers (separated by commas, semicolons or whitespace): 1 must-link, -1
                    cannot-link, 0 none (--constraint-matrix)
 """
 
@@ -97,9 +97,10 @@ examples:
   ccopt score data.csv --constraint-matrix cons.txt -k 4 --criterion mssc --time-limit 60
 
 methods (--method; the default depends on --criterion, see ccopt.impact_scores):
-  kmedoids: voronoi, lagrangian, lp, exact, lp-dual (lp, exact and lp-dual solve Pyomo
-            models with --solver; exact solves an integer program every iteration: small
-            instances only: on Iris over a second per iteration)
+  kmedoids: voronoi, lagrangian, lp, exact, lp-dual (lp, exact and lp-dual solve a program
+            with --solver: as matrices with the default highs_matrix, as a Pyomo model with
+            any other; exact solves an integer program every iteration: small instances
+            only, on Iris about a second per iteration)
   mssc:     kmeans
 """
 
@@ -242,8 +243,9 @@ def _add_common_inputs(parser: argparse.ArgumentParser, *, constraints_required:
     group = parser.add_mutually_exclusive_group(required=constraints_required)
     group.add_argument("--constraints", metavar="CONS.csv", help="constraints as CSV rows i,j,kind[,weight][,hard]")
     group.add_argument("--constraint-matrix", metavar="FILE", help="constraints as an n x n matrix file")
+    data_files = "DATA.csv" if constraints_required else "DATA.csv, --predict"  # score has no --predict
     parser.add_argument("--delimiter", type=_delimiter, default=",", metavar="CHAR",
-                        help="field separator of the data files (DATA.csv, --predict) and, unless "
+                        help=f"field separator of the data files ({data_files}) and, unless "
                              "--constraints-delimiter is given, of the constraints file (default ','; "
                              "e.g. ';' or 'tab')")
     parser.add_argument("--constraints-delimiter", type=_delimiter, metavar="CHAR",

@@ -55,7 +55,7 @@ folder, e.g. ``"p15"``) or are drawn by :func:`ccopt.generators.noisy_constraint
 ways, not a mix. Without any of these settings the task has no constraints.
 
 Each task function refuses a setting it does not read (a misspelt one would otherwise change
-nothing), except the tags of :data:`TAG_SETTINGS` (``instance``, ``set``, ``repeat``,
+nothing), except the tags (``instance``, ``set``, ``repeat``,
 ``tag``): they only name a task, so that otherwise equal configurations are distinct tasks,
 each with its own seed.
 """
@@ -1331,7 +1331,7 @@ def constraint_set_selection(records: Sequence[Mapping], *, top: int = 50, erron
     and the ``top`` with the *highest* coherence. Erroneous sets (Fig. 10): the ``top`` with
     the *highest* set score and the ``top`` with the *smallest* coherence (the paper's text).
     When every record has ``informativeness`` (not in the paper; the share of the set that
-    unconstrained clustering violates, the naive baseline of ../shared/TARGETS.md read per
+    unconstrained clustering violates, the naive baseline of the Table 3 benchmark read per
     set), a fourth group holds the ``top`` sets with the *highest* informativeness among
     correct sets (they correct the clustering most) and the *smallest* among erroneous ones
     (they disturb it least). Ties keep the records' order.

@@ -1549,7 +1549,7 @@ class PersistentSolver:
         Unknown or uninstalled solver; the message says what to install.
     InvalidParameterError
         ``model`` not a Pyomo model; with HiGHS: an option of ``options.extra`` that HiGHS
-        refuses.
+        refuses (CBC's unknown options are refused by :meth:`solve`, once CBC has said so).
     """
 
     def __init__(self, model, solver: str = DEFAULT_SOLVER, options: SolverOptions | None = None,
@@ -1646,7 +1646,8 @@ class PersistentSolver:
             The solver failed, returned no solution and ``require_solution`` is True, or
             the model has a ``dual`` Suffix and integer variables (duals exist only for LPs).
         InvalidParameterError
-            A bad ``time_limit``.
+            A bad ``time_limit``; with ``cbc``, an option of ``options.extra`` that CBC's log
+            reports as unknown (raised after the solve, which ran without it).
         KeyboardInterrupt
             With HiGHS, when Ctrl-C stopped the run (HiGHS is stopped cleanly first).
         """
@@ -1963,8 +1964,8 @@ def solve(model, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = Non
     SolverNotAvailableError
         Unknown or uninstalled solver; the message says what to install.
     InvalidParameterError
-        ``model`` not a Pyomo model, a bad ``time_limit``, ``mip_gap`` or ``threads``, or
-        (HiGHS) an option HiGHS refuses.
+        ``model`` not a Pyomo model, a bad ``time_limit``, ``mip_gap`` or ``threads``, an
+        option HiGHS refuses, or one CBC's log reports as unknown (raised after the solve).
     SolverError
         The solver failed, or returned no solution and ``require_solution`` is True.
     """

@@ -14,7 +14,7 @@ class Status(str, Enum):
     """
 
     OPTIMAL = "optimal"
-    """Proven optimal (exact solve, or the gap tolerance was met)."""
+    """Proven optimal (exact solve, or the gap tolerance met by a proven lower bound)."""
     CONVERGED = "converged"
     """A heuristic or iterative method met its own convergence test."""
     FEASIBLE = "feasible"

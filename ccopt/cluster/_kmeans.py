@@ -343,7 +343,8 @@ class KMeans(ConstrainedClusterer):
     other, and even an infeasible hard set (a cannot-link triangle with ``n_clusters=2``)
     gets a labelling, where COPKMeans, PCKMeans, BHKMeans and PCS raise
     :class:`~ccopt.exceptions.InfeasibleConstraintsError`. Per-constraint weights are not
-    used either. :meth:`fit` warns when either is given.
+    used either. :meth:`fit` warns when cannot-links are given (counting the hard ones) and
+    when a weight other than 1 is.
 
     Parameters
     ----------
@@ -399,10 +400,9 @@ class KMeans(ConstrainedClusterer):
     Warns
     -----
     CcoptWarning
-        Cannot-links are given (KMeans ignores them; the warning says how many and how
-        many ``labels_`` violates), a cannot-link lies inside a must-link chain, or a
-        cannot-link is flagged ``hard`` or a constraint has a weight other than 1 (both are
-        ignored).
+        Cannot-links are given (KMeans ignores them; one warning says how many, how many
+        ``labels_`` violates and how many are marked hard, those inside must-link chains
+        included), or a constraint has a weight other than 1 (ignored).
     ConvergenceWarning
         A run stopped on ``max_iter``, or ``labels_`` leaves a cluster empty.
 

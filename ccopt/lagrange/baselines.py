@@ -6,7 +6,8 @@ What the impact score (17) is measured against, and the measures it is compared 
 function                       what it computes
 =============================  ===================================================================
 :func:`naive_baseline`         unconstrained clustering; a constraint is predicted erroneous
-                               exactly when that clustering violates it (``../TARGETS.md``)
+                               exactly when that clustering violates it (the bar the score
+                               must clear; BENCHMARKS.md prints it beside the paper)
 :func:`optimistic_baseline`    Sec. 4.2: ``I^o_uv = Z_uv - Z_B``, ``Z_B`` with every constraint,
                                ``Z_uv`` without ``(u, v)``
 :func:`pessimistic_baseline`   Sec. 4.2: ``I^p_uv = Z_B - Z_uv``, ``Z_B`` without constraints,
@@ -651,9 +652,8 @@ def naive_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, criteri
                    labels_true=None, erroneous=None) -> NaiveBaselineResult:
     """Predict a constraint erroneous exactly when an unconstrained clustering violates it.
 
-    The baseline of ``TARGETS.md``: with ``criterion="mssc"`` the clustering is
-    scikit-learn's k-means (``n_init`` restarts, ``k = n_clusters``), which reproduces the
-    naive column there; with ``criterion="kmedoids"`` it is the unconstrained Voronoi
+    The naive column of the Table 3 benchmark (BENCHMARKS.md): with ``criterion="mssc"`` the
+    clustering is scikit-learn's k-means (``n_init`` restarts, ``k = n_clusters``); with ``criterion="kmedoids"`` it is the unconstrained Voronoi
     iteration (k-medoids++ seeding, best of ``n_init`` restarts; Euclidean distances).
 
     Parameters
@@ -684,6 +684,12 @@ def naive_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, criteri
     InvalidDataError, InvalidConstraintError, InvalidParameterError
     MemoryBudgetError
         k-medoids needs the ``n x n`` distance matrix.
+
+    Warns
+    -----
+    CcoptWarning
+        Constraints with weights or hard flags, which the baseline does not read (as
+        :func:`~ccopt.lagrange.impact_scores` does not).
 
     Examples
     --------
@@ -939,6 +945,12 @@ def optimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, cr
     MemoryBudgetError
         k-medoids needs the ``n x n`` distance matrix.
 
+    Warns
+    -----
+    CcoptWarning
+        Constraints with weights or hard flags, which the baseline does not read (as
+        :func:`~ccopt.lagrange.impact_scores` does not).
+
     Examples
     --------
     >>> import numpy as np
@@ -1011,6 +1023,12 @@ def pessimistic_baseline(X, n_clusters, *, ml=None, cl=None, constraints=None, c
         As in :func:`optimistic_baseline`.
     ConflictingConstraintError
         One pair given as both a must-link and a cannot-link.
+
+    Warns
+    -----
+    CcoptWarning
+        Constraints with weights or hard flags, which the baseline does not read (as
+        :func:`~ccopt.lagrange.impact_scores` does not).
 
     Examples
     --------

@@ -6,7 +6,7 @@
   instances).
 * :func:`lp_dual_outcome` — the one-shot route (``method="lp-dual"``): the LP relaxation
   of (2)-(5) with the epsilon rows solved once; its row duals are optimal multipliers of
-  the LP-relaxed Lagrangian dual (DESIGN.md, "LP duality shortcut").
+  the LP-relaxed Lagrangian dual (the "LP duality shortcut" of :mod:`ccopt.models.duals`).
 
 With the default solver (``highs_matrix``, :data:`ccopt.solvers.DEFAULT_RESOLVE_SOLVER`)
 both build the program as matrices (:class:`ccopt.models.highs_direct.HighsKMedoids`): the

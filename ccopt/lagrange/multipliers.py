@@ -16,7 +16,7 @@ plus a constant. :class:`PairwiseOperator` computes ``P`` for all objects at onc
 sparse incidence matrices, and the subgradients of every row family from ``x``.
 
 Clusters are indexed by ``c = 0..K-1``: ``K = k`` for the cluster-indexed MSSC model and
-``K = n`` (candidate medoids) for the p-median form of k-medoids (DESIGN.md).
+``K = n`` (candidate medoids) for the p-median form of k-medoids (:mod:`ccopt.models.kmedoids`).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ Readings chosen (the PDF text writes the slack indices as ``y_{i'i'}``, a garble
   :math:`y_{ii'} = 1` when ``i`` and ``i'`` share a cluster and 0 otherwise, and
   :math:`z_{ii'} = 1` when they are apart (if ``i`` is in ``a`` and ``i'`` in ``b != a``,
   row (5) for ``j = a`` reads ``1 <= z``). So P charges each violated constraint exactly
-  ``M p w`` once, and :math:`y, z` can be continuous (DESIGN.md). One direction of (5) is
+  ``M p w`` once, and :math:`y, z` can be continuous. One direction of (5) is
   enough for this; the paper writes only that one.
 * A *hard* constraint is its row without slack: ``x_ij + x_i'j <= 1`` for cannot-link and
   ``x_ij - x_i'j <= 0`` (hence equality, by (2)) for must-link.

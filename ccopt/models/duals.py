@@ -1,6 +1,6 @@
 """Row duals of the pairwise rows as Lagrange multipliers, and the impact score (17).
 
-LP duality shortcut (DESIGN.md). When the lower-bounding step of Algorithm 1 solves the LP
+LP duality shortcut. When the lower-bounding step of Algorithm 1 solves the LP
 relaxation of (10), the Lagrangian dual (11) equals the LP relaxation of (2)-(5) with the
 epsilon rows, and optimal multipliers of (11) are that LP's row duals. So one LP solve with
 a ``dual`` Suffix gives multipliers :math:`\\eta, \\lambda, \\gamma` and the scores

@@ -1,7 +1,7 @@
 """The constrained k-medoids program (2)-(5), (7)-(9) of Randel et al. (2021), p-median form.
 
 The paper writes k-medoids with cluster-indexed variables :math:`x_i^c, y_i^c`
-(:math:`c = 1..k`); its text is garbled in (8)-(9). We use the p-median form (DESIGN.md):
+(:math:`c = 1..k`); its text is garbled in (8)-(9). We use the p-median form:
 a cluster is named by its medoid, so the clusters are indexed by the candidate medoids
 :math:`j \\in J = \\{0..n-1\\}` and the per-cluster pairwise rows are written per medoid.
 
