@@ -94,6 +94,35 @@ def log_task_progress(stream=None) -> None:
     handler._task_progress = True
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    # The command line's root handler would print every line a second time.
+    logger.propagate = False
+
+
+def current_rows(tasks, path: Path, *, with_errors: bool = False) -> list[dict]:
+    """The rows of the results file ``path`` that belong to ``tasks`` (matched by task key).
+
+    A results file keeps the rows of earlier runs with other settings (another
+    ``--max-iter``, ``--stride``, ...); a report must average only the tasks it was asked for.
+    Failed rows (an ``error``) are left out unless ``with_errors``.
+    """
+    from ccopt.experiments import read_results, task_key
+
+    keys = {task_key(task) for task in tasks}
+    return [row for row in read_results(path)
+            if row.get("task") in keys and (with_errors or not row.get("error"))]
+
+
+def stopped_early(result) -> bool:
+    """Say so when Ctrl-C stopped ``run_experiment``: its report would stand on some tasks only.
+
+    The finished rows are saved; running the same command again resumes. Returns True when the
+    caller should exit with 130 (interrupted) without writing a report.
+    """
+    if not result.interrupted:
+        return False
+    print(f"interrupted: {result.n_run + result.n_skipped} of {result.config['n_tasks']} tasks finished; "
+          "no report written. Run the same command again to resume.", file=sys.stderr)
+    return True
 
 
 BENCHMARKS_DIR = Path(__file__).resolve().parent

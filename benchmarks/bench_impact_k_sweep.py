@@ -31,10 +31,12 @@ if __package__ in (None, ""):
 from benchmarks._impact_common import METHODS, machine, markdown_table
 from benchmarks._reports import (
     command_line,
+    current_rows,
     figure_note,
     log_task_progress,
     require_results,
     save_report,
+    stopped_early,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -158,7 +160,7 @@ def report(rows: list[dict], instances, methods, stride: int, command: str) -> t
 
 
 def main(argv=None) -> int:
-    from ccopt.experiments import read_results, run_experiment
+    from ccopt.experiments import run_experiment
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stride", type=int, default=4, help="use every stride-th five-cluster instance")
@@ -180,9 +182,11 @@ def main(argv=None) -> int:
     if not args.report_only:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         log_task_progress()
-        run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
-                       name="impact_k_sweep")
-    rows = [r for r in read_results(args.out) if not r.get("error")]
+        done = run_experiment(tasks, k_sweep_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
+                              name="impact_k_sweep")
+        if stopped_early(done):
+            return 130
+    rows = current_rows(tasks, args.out)
     if args.report_only:
         require_results(rows, args.out)
     for row in rows:

@@ -44,10 +44,12 @@ if __package__ in (None, ""):
 from benchmarks._impact_common import machine, markdown_table
 from benchmarks._reports import (
     command_line,
+    current_rows,
     figure_note,
     log_task_progress,
     require_results,
     save_report,
+    stopped_early,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -226,7 +228,7 @@ def selection_figure(figure: dict):
 
 
 def main(argv=None) -> int:
-    from ccopt.experiments import constraint_set_task, read_results, run_experiment
+    from ccopt.experiments import constraint_set_task, run_experiment
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default=",".join(DATASETS))
@@ -256,9 +258,11 @@ def main(argv=None) -> int:
     if not args.report_only:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         log_task_progress()
-        run_experiment(tasks, constraint_set_task, args.out, n_jobs=args.n_jobs, on_error="raise", random_state=0,
-                       name="impact_set_selection")
-    rows = [r for r in read_results(args.out) if not r.get("error") and int(r["set"]) < args.n_sets]
+        done = run_experiment(tasks, constraint_set_task, args.out, n_jobs=args.n_jobs, on_error="raise",
+                              random_state=0, name="impact_set_selection")
+        if stopped_early(done):
+            return 130
+    rows = current_rows(tasks, args.out)
     if args.report_only:
         require_results(rows, args.out)
     for row in rows:

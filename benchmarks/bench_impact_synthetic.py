@@ -30,7 +30,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._impact_common import PAPER_SYNTHETIC, machine, markdown_table, pooled, score_task
-from benchmarks._reports import command_line, log_task_progress, save_report
+from benchmarks._reports import (
+    command_line,
+    current_rows,
+    log_task_progress,
+    save_report,
+    stopped_early,
+)
 
 HERE = Path(__file__).resolve().parent
 DESIGNS = {"published": None, "overlap": 1.0, "overlap15": 1.5}
@@ -64,7 +70,7 @@ def synthetic_task(config: dict) -> dict:
 
 def main(argv=None) -> int:
     from ccopt.datasets import datasets_root
-    from ccopt.experiments import read_results, run_experiment
+    from ccopt.experiments import run_experiment
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--designs", default="published,overlap")
@@ -89,11 +95,11 @@ def main(argv=None) -> int:
                   for i in ids for m in methods]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     log_task_progress()
-    run_experiment(tasks, synthetic_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
-                   name="impact_synthetic")
-    wanted = {(t["design"], t["instance"], t["method"]) for t in tasks}
-    rows = [r for r in read_results(args.out)
-            if not r.get("error") and (r["design"], int(r["instance"]), r["method"]) in wanted]
+    done = run_experiment(tasks, synthetic_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
+                          name="impact_synthetic")
+    if stopped_early(done):
+        return 130
+    rows = current_rows(tasks, args.out)
     table = []
     for design in designs:
         for m in methods:

@@ -48,7 +48,13 @@ from benchmarks._impact_common import (
     score_task,
     with_row_id,
 )
-from benchmarks._reports import command_line, log_task_progress, save_report
+from benchmarks._reports import (
+    command_line,
+    current_rows,
+    log_task_progress,
+    save_report,
+    stopped_early,
+)
 
 DATASETS = ("iris", "wine", "glass", "ionosphere", "control", "balance", "cardiotocography", "optical")
 # Diagnostic variants: name -> (data set, what changes, how X changes). Scored like the rows,
@@ -143,7 +149,7 @@ def report(rows: list[dict], datasets, methods) -> str:
 
 
 def main(argv=None) -> int:
-    from ccopt.experiments import read_results, run_experiment
+    from ccopt.experiments import run_experiment
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default=",".join(DATASETS + tuple(VARIANTS)),
@@ -168,9 +174,11 @@ def main(argv=None) -> int:
              if m not in baselines or draw < 0]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     log_task_progress()
-    run_experiment(tasks, table3_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
-                   name="impact_table3")
-    rows = [r for r in read_results(args.out) if r["data"] in datasets and r["method"] in methods]
+    done = run_experiment(tasks, table3_task, args.out, n_jobs=args.n_jobs, on_error="record", random_state=0,
+                          name="impact_table3")
+    if stopped_early(done):
+        return 130
+    rows = current_rows(tasks, args.out, with_errors=True)
     proper = [d for d in datasets if d in DATASETS]
     variants = [d for d in datasets if d in VARIANTS]
     text = (f"## Impact score on real data (Table 3 of Randel et al. 2021): {', '.join(proper)}\n\n"

@@ -52,7 +52,10 @@ Otherwise the constraints come from ``constraint_set`` (a set stored with a benc
 folder, e.g. ``"p15"``) or are drawn by :func:`ccopt.generators.noisy_constraints`:
 ``n_constraints`` and ``n_erroneous``, or ``constraint_fraction`` (``p = ceil(f n)``) and
 ``error_fraction`` (``q = ceil(e p)``), seeded by ``instance_seed``: one of these three
-ways, not a mix. Without any of these settings the task has no constraints.
+ways, not a mix. Without any of these settings the task has no constraints. A task without
+``instance_seed`` draws its synthetic data and its constraints from its own seed, which
+differs from task to task: give ``instance_seed`` whenever tasks (e.g. algorithms) must see
+the same data and constraints.
 
 Each task function refuses a setting it does not read (a misspelt one would otherwise change
 nothing), except the tags (``instance``, ``set``, ``repeat``,
@@ -292,9 +295,16 @@ def read_results(path: str | os.PathLike) -> list[dict]:
     return [{name: _parse_cell(cell) for name, cell in zip(header, row, strict=True)} for row in rows]
 
 
+_CSV_FIELD_LIMIT = 2**31 - 1  # the largest the csv module takes on every platform (a C long)
+
+
 def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
     from ccopt.exceptions import DataFormatError
 
+    # The writer puts no limit on a cell (a task may return a long list); the reader's default
+    # of 131,072 characters would lock such rows in a file that could no longer be resumed.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(_CSV_FIELD_LIMIT)
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.reader(handle)
@@ -312,7 +322,10 @@ def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
         raise DataFormatError(f"cannot read file: {exc.strerror}", path=str(path)) from None
     except (csv.Error, UnicodeDecodeError) as exc:
         raise DataFormatError(f"not a readable CSV file: {exc}", path=str(path)) from None
+    finally:
+        csv.field_size_limit(limit)
     return header or [], rows
+
 
 
 class _CsvLog:
@@ -454,6 +467,8 @@ def _call_task(payload: tuple) -> tuple:
         result = function(dict(config))
     except Exception as exc:  # recorded or re-raised below, per on_error
         if on_error == "raise":
+            if hasattr(exc, "add_note"):  # Python 3.11+: the traceback names the task
+                exc.add_note(f"in the task {_describe(config, width=300)}")
             raise
         return None, time.perf_counter() - start, _error_text(exc)
     return result, time.perf_counter() - start, None
@@ -627,7 +642,9 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     -------
     ExperimentResult
         ``interrupted=True`` if a KeyboardInterrupt stopped the run: the rows finished until
-        then are saved and returned, and a later call with ``resume=True`` does the rest.
+        then are saved and returned, and a later call with ``resume=True`` does the rest. A
+        task that returns ``status="interrupted"`` (a task that caught Ctrl-C itself and
+        kept its best so far) stops the run the same way, its row not saved.
 
     Raises
     ------
@@ -746,6 +763,10 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     try:
         for position, (result, seconds, error) in results:
             i = todo[position]
+            if error is None and isinstance(result, Mapping) and str(result.get("status")) == "interrupted":
+                # The task caught Ctrl-C itself (impact_scores and the estimators return their
+                # best so far): saved, its cut-short row would pass for finished on resume.
+                raise KeyboardInterrupt
             try:
                 record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
             except InvalidParameterError as exc:  # the task returned something unusable

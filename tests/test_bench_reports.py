@@ -130,3 +130,36 @@ def test_report_only_without_results_stops_before_writing(benchmark_script, tmp_
     with pytest.raises(SystemExit, match=rf"{results}: no results to report on.*run the benchmark first"):
         benchmark_script(script).main(argv)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _square(config: dict) -> dict:
+    return {"value": config["x"] ** 2 + config.get("shift", 0)}
+
+
+def test_a_report_reads_only_the_rows_of_the_tasks_it_ran(benchmark_script, tmp_path):
+    # The k-sweep and synthetic reports averaged in rows of earlier runs with other settings
+    # that the same results file still held.
+    from ccopt.experiments import run_experiment
+
+    reports = benchmark_script("_reports")
+    out = tmp_path / "runs.csv"
+    first = [{"x": x, "shift": 100} for x in range(3)]
+    run_experiment(first, _square, out, progress=False, random_state=0)
+    second = [{"x": x} for x in range(2)]
+    run_experiment(second, _square, out, progress=False, random_state=0)
+    rows = reports.current_rows(second, out)
+    assert sorted(row["value"] for row in rows) == [0, 1]
+    assert len(reports.current_rows(first, out)) == 3
+
+
+def test_an_interrupted_run_writes_no_report(benchmark_script, capsys):
+    from ccopt.experiments import ExperimentResult
+
+    reports = benchmark_script("_reports")
+    stopped = ExperimentResult(records=[], path=None, n_run=2, n_skipped=1, n_failed=0, interrupted=True,
+                               root_seed=0, config={"n_tasks": 10})
+    assert reports.stopped_early(stopped)
+    assert capsys.readouterr().err == ("interrupted: 3 of 10 tasks finished; no report written. Run the same "
+                                       "command again to resume.\n")
+    assert not reports.stopped_early(ExperimentResult(records=[], path=None, n_run=10, n_skipped=0, n_failed=0,
+                                                      interrupted=False, root_seed=0, config={"n_tasks": 10}))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import sys
 import time
 
 import numpy as np
@@ -191,11 +193,36 @@ def test_interrupt_saves_finished_rows_and_resume_finishes(tmp_path):
     assert [r["x"] for r in done.records] == [0, 1, 2, 3]
 
 
+def _caught_interrupt_task(config: dict) -> dict:
+    """A task that, like impact_scores, catches Ctrl-C and returns its best so far."""
+    CALLS.append(dict(config))
+    return {"status": "interrupted" if config.get("interrupt") else "optimal", "x2": 2 * config["x"]}
+
+
+def test_a_task_that_caught_ctrl_c_stops_the_run_and_is_not_saved_as_finished(tmp_path):
+    # Its cut-short row was saved as finished, the run went on, and a resume skipped it for good.
+    out = tmp_path / "sweep.csv"
+    tasks = [{"x": 0}, {"x": 1, "interrupt": True}, {"x": 2}]
+    result = run_experiment(tasks, _caught_interrupt_task, out, progress=False)
+    assert result.interrupted and result.n_run == 1
+    assert [c["x"] for c in CALLS] == [0, 1]  # task 2 never started
+    assert [row["x"] for row in _rows(out)] == ["0"]
+    assert json.loads((tmp_path / "sweep.json").read_text())["interrupted"] is True
+    CALLS.clear()
+    tasks[1] = {"x": 1}
+    done = run_experiment(tasks, _caught_interrupt_task, out, progress=False)
+    assert [c["x"] for c in CALLS] == [1, 2] and done.n_skipped == 1
+    assert [r["status"] for r in done.records] == ["optimal"] * 3
+
+
 def test_errors_raise_by_default_and_are_recorded_and_retried_on_request(tmp_path):
     out = tmp_path / "sweep.csv"
-    with pytest.raises(ValueError, match="asked to fail"):
+    with pytest.raises(ValueError, match="asked to fail") as info:
         run_experiment([{"x": 0}, {"x": 1, "fail": True}], _noise_task, out, progress=False)
     assert [row["x"] for row in _rows(out)] == ["0"]
+    if sys.version_info >= (3, 11):  # the error names its task (a note, since Python 3.11)
+        (note,) = info.value.__notes__
+        assert re.fullmatch(r"in the task x=1 fail=True seed=\d+", note)
     result = run_experiment([{"x": 0}, {"x": 1, "fail": True}, {"x": 2}], _noise_task, out,
                             progress=False, on_error="record")
     assert result.n_failed == 1
@@ -543,3 +570,20 @@ def test_constraint_set_selection_by_informativeness():
     np.testing.assert_array_equal(constraint_set_selection(records, top=2)["informativeness"], [0.2, 0.4])
     np.testing.assert_array_equal(constraint_set_selection(records, top=2, erroneous=True)["informativeness"],
                                   [0.3, 0.1])
+
+
+def _long_text_task(config: dict) -> dict:
+    return {"text": "x" * config["length"]}
+
+
+def test_a_row_with_a_very_long_cell_can_be_read_back_and_resumed(tmp_path):
+    # csv's default limit (131,072 characters a field) let such a row be written but not read.
+    out = tmp_path / "long.csv"
+    tasks = [{"length": 200_000}, {"length": 3}]
+    run_experiment(tasks[:1], _long_text_task, out, progress=False)
+    assert [len(row["text"]) for row in read_results(out)] == [200_000]
+    done = run_experiment(tasks, _long_text_task, out, progress=False)
+    assert done.n_skipped == 1 and [len(r["text"]) for r in done.records] == [200_000, 3]
+    import csv
+
+    assert csv.field_size_limit() == 131_072  # the module's setting is left as it was
