@@ -29,7 +29,14 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._impact_common import PAPER_SYNTHETIC, machine, markdown_table, pooled, score_task
+from benchmarks._impact_common import (
+    METHODS,
+    PAPER_SYNTHETIC,
+    machine,
+    markdown_table,
+    pooled,
+    score_task,
+)
 from benchmarks._reports import (
     command_line,
     current_rows,
@@ -84,6 +91,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     designs = [d for d in args.designs.split(",") if d]
     methods = [m for m in args.methods.split(",") if m]
+    # Checked here: a misspelt name would only fail inside every task, and the report be empty.
+    unknown = [d for d in designs if d not in DESIGNS]
+    if unknown:
+        parser.error(f"--designs {', '.join(unknown)}: use {', '.join(DESIGNS)}")
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        parser.error(f"--methods {', '.join(unknown)}: use {', '.join(METHODS)}")
     tasks = []
     for design in designs:
         if design == "published":
