@@ -11,7 +11,8 @@ results; the file is put in task order when the run ends), so
 * a run that was interrupted (Ctrl-C) or crashed resumes from its CSV without redoing the
   finished tasks (``resume=True``);
 * a JSON file next to the CSV (``sweep.csv`` -> ``sweep.json``) records the experiment's
-  configuration (task list, root seed, task function, versions), so runs can be compared,
+  configuration (task list, root seed, task function, versions: ``ccopt_versions`` lists
+  every ccopt version that wrote rows of the file), so runs can be compared,
   and a resumed CSV is checked to hold rows of the same function and root seed. It is
   written when the tasks start and again when the run ends (``finished`` is null in the
   record of a run that was killed).
@@ -727,6 +728,12 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     # A resumed run keeps the first start (its rows date from then) and says when it resumed.
     started = meta_old.get("started", now) if done and meta_old is not None else now
+    # Every version that wrote rows of this file, oldest first: a resume after an upgrade
+    # mixes rows of two versions, which the record must not hide.
+    versions = list(meta_old.get("ccopt_versions", [meta_old["ccopt_version"]])) if done and meta_old else []
+    if versions and _version() not in versions:
+        logger.warning("experiment %s: resuming rows written by ccopt %s with ccopt %s",
+                       name or getattr(function, "__name__", "experiment"), ", ".join(versions), _version())
     meta = {
         "name": name or getattr(function, "__name__", "experiment"),
         "function": _function_name(function),
@@ -736,6 +743,7 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
         "started": started,
         **({"resumed": now} if done else {}),
         "ccopt_version": _version(),
+        "ccopt_versions": [*versions, _version()] if _version() not in versions else versions,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "n_jobs": n_jobs,

@@ -587,3 +587,19 @@ def test_a_row_with_a_very_long_cell_can_be_read_back_and_resumed(tmp_path):
     import csv
 
     assert csv.field_size_limit() == 131_072  # the module's setting is left as it was
+
+
+def test_a_resume_after_an_upgrade_keeps_the_versions_that_wrote_the_rows(tmp_path, caplog):
+    out = tmp_path / "sweep.csv"
+    run_experiment([{"x": 0}], _noise_task, out, progress=False)
+    record = tmp_path / "sweep.json"
+    meta = json.loads(record.read_text())
+    current = meta["ccopt_version"]
+    assert meta["ccopt_versions"] == [current]
+    del meta["ccopt_versions"]  # a record written before the list existed
+    meta["ccopt_version"] = "0.0.1-old"
+    record.write_text(json.dumps(meta))
+    with caplog.at_level("WARNING", logger="ccopt.experiments"):
+        run_experiment([{"x": 0}, {"x": 1}], _noise_task, out, progress=False)
+    assert json.loads(record.read_text())["ccopt_versions"] == ["0.0.1-old", current]
+    assert f"resuming rows written by ccopt 0.0.1-old with ccopt {current}" in caplog.text
