@@ -731,19 +731,21 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
     # Every version that wrote rows of this file, oldest first: a resume after an upgrade
     # mixes rows of two versions, which the record must not hide.
     versions = list(meta_old.get("ccopt_versions", [meta_old["ccopt_version"]])) if done and meta_old else []
-    if versions and _version() not in versions:
-        logger.warning("experiment %s: resuming rows written by ccopt %s with ccopt %s",
-                       name or getattr(function, "__name__", "experiment"), ", ".join(versions), _version())
+    current = _version()
+    experiment = name or getattr(function, "__name__", "experiment")
+    if versions and current not in versions:
+        logger.warning("experiment %s: resuming rows written by ccopt %s with ccopt %s", experiment,
+                       ", ".join(versions), current)
     meta = {
-        "name": name or getattr(function, "__name__", "experiment"),
+        "name": experiment,
         "function": _function_name(function),
         "random_state": root,
         "n_tasks": len(configs),
         "tasks": [{"task": k, "config": c} for k, c in zip(keys, configs, strict=True)],
         "started": started,
         **({"resumed": now} if done else {}),
-        "ccopt_version": _version(),
-        "ccopt_versions": [*versions, _version()] if _version() not in versions else versions,
+        "ccopt_version": current,
+        "ccopt_versions": versions if current in versions else [*versions, current],
         "python": platform.python_version(),
         "platform": platform.platform(),
         "n_jobs": n_jobs,
