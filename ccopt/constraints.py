@@ -39,6 +39,7 @@ from ccopt._validation import (
     separator_hint,
 )
 from ccopt._warnings import warn_user
+from ccopt.config import check_dense_memory, get_config
 from ccopt.exceptions import (
     CcoptWarning,
     ConflictingConstraintError,
@@ -48,6 +49,7 @@ from ccopt.exceptions import (
     InvalidConstraintError,
     InvalidDataError,
     InvalidParameterError,
+    MemoryBudgetError,
 )
 
 __all__ = [
@@ -71,11 +73,49 @@ _MAX_LISTED = 5
 _CSV_INDEX = re.compile(r"\s*([+-]?[0-9]+)(?:\.0*)?\s*")
 
 
-def _listing(items: Sequence[str]) -> str:
-    """Name at most a few offending rows, then say how many more there are."""
+def _listing(items: Sequence[str], total: int | None = None) -> str:
+    """Name at most a few offending rows, then say how many more there are.
+
+    ``total`` counts them all when only the first few were put into words (``items``), so that
+    a message about a million rows does not build a million strings first.
+    """
     shown = ", ".join(items[:_MAX_LISTED])
-    more = len(items) - _MAX_LISTED
+    more = (len(items) if total is None else total) - _MAX_LISTED
     return f"{shown} (and {more} more)" if more > 0 else shown
+
+
+# A certificate (a must-link chain, an odd cycle) may run through every object and one pair may
+# be given a million times: a message names the first and last few (the exception's certificate
+# keeps them all). A cannot-link closing a 100,000-object must-link chain made a message of
+# 789,050 characters.
+_MAX_SPELT = 10
+_SHOWN_AT_EACH_END = 4
+
+
+def _chain_text(objects: Sequence[int]) -> str:
+    """``0 - 1 - 2``; a long chain as its first and last few, ``... (N objects in all)``."""
+    if len(objects) <= _MAX_SPELT:
+        return " - ".join(map(str, objects))
+    ends = [*map(str, objects[:_SHOWN_AT_EACH_END]), "...", *map(str, objects[-_SHOWN_AT_EACH_END:])]
+    return f"{' - '.join(ends)} ({len(objects)} objects in all)"
+
+
+def _rows_text(rows: np.ndarray, row_name: Callable[[int], str]) -> str:
+    """``ml[0] = ml[2]``: the rows that give one pair; a long run as its first and last few."""
+    if rows.size <= _MAX_SPELT:
+        return " = ".join(row_name(r) for r in rows.tolist())
+    ends = [*map(row_name, rows[:_SHOWN_AT_EACH_END].tolist()), "...",
+            *map(row_name, rows[-_SHOWN_AT_EACH_END:].tolist())]
+    return f"{' = '.join(ends)} ({rows.size} rows in all)"
+
+
+def _objects_text(objects: Sequence[int]) -> str:
+    """``[0, 1, 2]`` as ``str(list)`` writes it; a long list as its first and last few (the
+    messages that use it give the count)."""
+    if len(objects) <= _MAX_SPELT:
+        return str(list(objects))
+    ends = [*map(str, objects[:_SHOWN_AT_EACH_END]), "...", *map(str, objects[-_SHOWN_AT_EACH_END:])]
+    return f"[{', '.join(ends)}]"
 
 
 def _check_unknown_columns(names: list[str], known: tuple[str, ...], path: str) -> None:
@@ -100,16 +140,41 @@ def _check_unknown_columns(names: list[str], known: tuple[str, ...], path: str) 
 
 
 _MATRIX_SEPARATORS = re.compile(r"\s*[,;]\s*|\s+")  # a comma or semicolon each, a run of blanks once
+_BLANK = re.compile(r"\s")
+_COMMA_OR_SEMICOLON = re.compile(r"[,;]")
+# Bytes kept per nonzero entry of a constraint-matrix file: its row, column and value.
+_MATRIX_ENTRY_BYTES = 24
 
 
 def _matrix_fields(text: str, delimiter: str | None) -> list[str]:
     """The values of one constraint-matrix row (``text`` stripped, not empty)."""
     if delimiter is not None and delimiter.isspace():
         return text.split()
-    # One separator closing the row (a writer's loop of f"{v},") only ends it, as it always did.
     if delimiter is None or delimiter not in text:
+        # The rule below, without the regular expression on the rows that need none (nearly
+        # all): it took 2.6 ms of the 3 ms a 10,000-value row costs.
+        if not _BLANK.search(text):
+            # One separator closing the row (a writer's loop of f"{v},") only ends it.
+            body = text[:-1] if text[-1] in ",;" else text
+            if ";" not in body:
+                return body.split(",")
+            return body.split(";") if "," not in body else _COMMA_OR_SEMICOLON.split(body)
+        if "," not in text and ";" not in text:
+            return text.split()
         return _MATRIX_SEPARATORS.split(re.sub(r"\s*[,;]$", "", text))
     return [field.strip() for field in text.removesuffix(delimiter).split(delimiter)]
+
+
+def _refuse_matrix_entries(path: str, n_kept: int, width: int, line_no: int) -> None:
+    """Raise :class:`MemoryBudgetError` for the nonzero entries of a constraint-matrix file."""
+    try:
+        check_dense_memory((n_kept, 3), itemsize=_MATRIX_ENTRY_BYTES // 3,
+                           what=f"list of nonzero entries (row, column, value) read from the {width}-column "
+                                f"constraint matrix {path} by line {line_no}")
+    except MemoryBudgetError as exc:
+        raise MemoryBudgetError(
+            f"{exc.summary} Give the constraints as i,j,kind rows (Constraints.from_csv), or raise the "
+            "bound with ccopt.set_config(max_dense_bytes=...).", summary=exc.summary) from None
 
 
 def _default_row_name(r: int) -> str:
@@ -411,7 +476,13 @@ class Constraints:
 
     @staticmethod
     def _merge_duplicates(arr, kinds, row_name, warn) -> tuple[np.ndarray, np.ndarray]:
-        """Return the first row of each distinct pair and, per given row, its distinct index."""
+        """Return the first row of each distinct pair and, per given row, its distinct index.
+
+        A pair given with both kinds raises :class:`ConflictingConstraintError` naming its
+        first must-link and first cannot-link row; a pair given more than once with one kind
+        is merged, with a :class:`DuplicateConstraintWarning` naming the rows of the first
+        few such pairs (in the order of their first row) when ``warn``.
+        """
         m = arr.shape[0]
         if m == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
@@ -431,25 +502,31 @@ class Constraints:
         first = np.sort(first_pos).astype(np.int64)
         if first.size == m:
             return first, given_index
-        conflicts, duplicates = [], []
-        for r in np.flatnonzero(np.bincount(given_index) > 1):
-            rows = np.flatnonzero(given_index == r)
-            if np.unique(kinds[rows]).size > 1:
-                ml_row = rows[kinds[rows] == ML][0]
-                cl_row = rows[kinds[rows] == CL][0]
-                conflicts.append(
-                    f"pair ({canon[rows[0], 0]}, {canon[rows[0], 1]}) is must-link in "
-                    f"{row_name(ml_row)} and cannot-link in {row_name(cl_row)}"
-                )
-            else:
-                duplicates.append(f"{' = '.join(row_name(x) for x in rows)}")
-        if conflicts:
+        # The rows of each distinct pair side by side, pairs by first occurrence and rows in the
+        # order given (a stable sort): every group is then a slice, and one reduction per
+        # slice replaces a scan of all rows per repeated pair (quadratic with every pair
+        # given twice).
+        grouped = np.argsort(given_index, kind="stable")
+        counts = np.bincount(given_index)
+        starts = np.concatenate(([0], np.cumsum(counts[:-1])))
+        grouped_kinds = kinds[grouped]
+        first_ml = np.minimum.reduceat(np.where(grouped_kinds == ML, grouped, m), starts)
+        first_cl = np.minimum.reduceat(np.where(grouped_kinds == CL, grouped, m), starts)
+        mixed = (first_ml < m) & (first_cl < m)
+        conflicts = np.flatnonzero(mixed)
+        if conflicts.size:
+            words = [f"pair ({canon[first[r], 0]}, {canon[first[r], 1]}) is must-link in "
+                     f"{row_name(first_ml[r])} and cannot-link in {row_name(first_cl[r])}"
+                     for r in conflicts[:_MAX_LISTED].tolist()]
             raise ConflictingConstraintError(
-                "Contradictory constraints: " + _listing(conflicts) + ". Remove one of each pair."
+                "Contradictory constraints: " + _listing(words, conflicts.size) + ". Remove one of each pair."
             )
-        if warn and duplicates:
+        if warn:
+            repeated = np.flatnonzero(counts > 1)
+            words = [_rows_text(grouped[starts[r]:starts[r] + counts[r]], row_name)
+                     for r in repeated[:_MAX_LISTED].tolist()]
             warn_user(
-                f"{m - first.size} duplicate constraint row(s) merged: {_listing(duplicates)}. "
+                f"{m - first.size} duplicate constraint row(s) merged: {_listing(words, repeated.size)}. "
                 "Each pair is one constraint: violation counts and penalties count it once, "
                 "the largest weight given holds, and the pair is hard if any row is; impact "
                 "scores still give every row you gave its own line.",
@@ -569,21 +646,37 @@ class Constraints:
             keep = mat.data != 0
             rows, cols, vals = mat.row[keep], mat.col[keep], mat.data[keep]
             n = mat.shape[0]
+        return cls._from_entries(rows, cols, vals, n, row_name_prefix, _line_of_row)
+
+    @classmethod
+    def _from_entries(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int, row_name_prefix: str,
+                      line_of_row: Sequence[int] | None) -> Constraints:
+        """:meth:`from_matrix` on the nonzero entries of a square matrix, in row-major order.
+
+        Raises
+        ------
+        InvalidConstraintError
+            A diagonal value other than 1, or another value than 1 or -1.
+        ConflictingConstraintError
+            A pair with opposite signs in the two triangles.
+        """
         off = rows != cols
         # An object is always with itself (the published files write 1 there); any other
         # value would be a cannot-link of an object with itself, or a typo, not a pair.
         odd_diagonal = np.flatnonzero(~off & (vals != 1))
         if odd_diagonal.size:
-            cells = [_cell_name(row_name_prefix, rows[b], cols[b], _line_of_row, vals[b].item()) for b in odd_diagonal]
+            cells = [_cell_name(row_name_prefix, rows[b], cols[b], line_of_row, vals[b].item())
+                     for b in odd_diagonal[:_MAX_LISTED]]
             raise InvalidConstraintError(
                 f"The diagonal of a constraint matrix may hold 1 or 0 only (an object is with "
-                f"itself; -1 would keep it from itself); found {_listing(cells)}.")
+                f"itself; -1 would keep it from itself); found {_listing(cells, odd_diagonal.size)}.")
         rows, cols, vals = rows[off].astype(np.int64), cols[off].astype(np.int64), vals[off]
         bad = np.flatnonzero((vals != 1) & (vals != -1))
         if bad.size:
-            cells = [_cell_name(row_name_prefix, rows[b], cols[b], _line_of_row, vals[b].item()) for b in bad]
+            cells = [_cell_name(row_name_prefix, rows[b], cols[b], line_of_row, vals[b].item())
+                     for b in bad[:_MAX_LISTED]]
             raise InvalidConstraintError(
-                f"Constraint matrix values must be 1 (ML), -1 (CL) or 0; found {_listing(cells)}."
+                f"Constraint matrix values must be 1 (ML), -1 (CL) or 0; found {_listing(cells, bad.size)}."
             )
         lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
         order = np.lexsort((hi, lo))
@@ -595,7 +688,7 @@ class Constraints:
         rows, cols, vals = rows[~mirrored], cols[~mirrored], vals[~mirrored]
         pairs = np.column_stack([np.minimum(rows, cols), np.maximum(rows, cols)])
         return cls(pairs, vals.astype(np.int8), n_samples=n,
-                   _row_name=partial(_cell_row_name, row_name_prefix, rows, cols, _line_of_row),
+                   _row_name=partial(_cell_row_name, row_name_prefix, rows, cols, line_of_row),
                    _warn_duplicates=False)
 
     @classmethod
@@ -603,7 +696,9 @@ class Constraints:
         """Read an ``n x n`` constraint matrix from a text file (commas, semicolons or whitespace).
 
         The matrix is read as by :meth:`from_matrix`: 1 = must-link, -1 = cannot-link,
-        0 = none, both triangles, the diagonal ignored.
+        0 = none, both triangles, the diagonal ignored. It is read a row at a time and only
+        its nonzero entries are kept (24 bytes each), so memory grows with the constraints,
+        not with ``n * n``.
 
         Parameters
         ----------
@@ -628,12 +723,22 @@ class Constraints:
             from the first (with the line), or a matrix :meth:`from_matrix` refuses.
         ConflictingConstraintError
             A pair with opposite signs in the two triangles; the message starts with the path.
+        MemoryBudgetError
+            The nonzero entries would take more than ``max_dense_bytes``
+            (:func:`ccopt.set_config`); the message names the file, the line reached and the
+            row width.
         """
         path = str(path)
         if delimiter is not None:
             delimiter = check_delimiter(delimiter)
-        rows: list[list[float]] = []
+        # Only the nonzero entries are kept, row by row: the whole matrix as Python lists of
+        # floats took 46 bytes an entry, 4.6 GiB for a 10,000 x 10,000 file of 5,000 constraints.
+        cols: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
+        counts: list[int] = []  # nonzero entries of each row
         line_of_row: list[int] = []  # blank lines are skipped, so matrix row r is not line r + 1
+        width = n_kept = 0
+        most = int(get_config()["max_dense_bytes"]) // _MATRIX_ENTRY_BYTES
         try:
             # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first value.
             with open(path, newline="", encoding="utf-8-sig") as handle:
@@ -650,24 +755,41 @@ class Constraints:
                             path=path, line=line_no)
                     line_of_row.append(line_no)
                     try:
-                        rows.append([float(f) for f in fields])
+                        # numpy reads each str with float() (PyNumber_Float), so what a number is
+                        # stays as it was, 40% faster than a Python loop over float().
+                        values = np.array(fields, dtype=np.float64)
                     except ValueError:
                         bad = next(f for f in fields if not parses_as(f))
                         raise DataFormatError(
                             f"non-numeric value {bad!r} in constraint matrix row: {text[:60]!r}."
                             + separator_hint(bad, delimiter or ","), path=path, line=line_no) from None
-                    if len(rows[-1]) != len(rows[0]):
-                        raise DataFormatError(
-                            f"expected {len(rows[0])} values like the first row, got {len(rows[-1])}",
-                            path=path, line=line_no)
+                    if len(line_of_row) == 1:
+                        width = values.size
+                    elif values.size != width:
+                        raise DataFormatError(f"expected {width} values like the first row, got {values.size}",
+                                              path=path, line=line_no)
+                    nonzero = np.flatnonzero(values)
+                    n_kept += nonzero.size
+                    if n_kept > most:
+                        _refuse_matrix_entries(path, n_kept, width, line_no)
+                    counts.append(nonzero.size)
+                    if nonzero.size:  # an empty row costs no array objects
+                        cols.append(nonzero)
+                        vals.append(values[nonzero])
         except OSError as exc:
             raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
         except UnicodeDecodeError as exc:
             raise not_utf8_error(path, exc) from None
-        if not rows:
+        if not line_of_row:
             raise DataFormatError("the constraint matrix file is empty", path=path)
+        if len(line_of_row) != width:
+            raise DataFormatError(f"A constraint matrix must be square (n x n), got shape {(len(line_of_row), width)}.",
+                                  path=path)
+        rows = np.repeat(np.arange(width, dtype=np.int64), counts)
+        cols_all = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
+        vals_all = np.concatenate(vals) if vals else np.empty(0)
         try:
-            return cls.from_matrix(np.array(rows), _line_of_row=line_of_row)
+            return cls._from_entries(rows, cols_all, vals_all, width, "entry", line_of_row)
         except ConflictingConstraintError as exc:
             # Well-formed entries that contradict each other, as from_matrix and from_csv raise.
             raise ConflictingConstraintError(f"{path}: {exc}") from None
@@ -1037,8 +1159,10 @@ class Constraints:
             idx = np.flatnonzero(sel)
         else:
             if sel.size and (not np.issubdtype(sel.dtype, np.integer) or sel.min() < -m or sel.max() >= m):
+                given = (sel.tolist() if sel.size <= _MAX_SPELT
+                         else f"{_objects_text(sel.reshape(-1).tolist())} ({sel.size} values)")
                 raise InvalidParameterError(
-                    f"indices must be positions in 0..{m - 1} (or a boolean mask), got {sel.tolist()}.")
+                    f"indices must be positions in 0..{m - 1} (or a boolean mask), got {given}.")
             idx = np.arange(m)[sel.astype(np.int64)] if sel.size else np.empty(0, dtype=np.int64)
             positions, counts = np.unique(idx, return_counts=True)
             if (counts > 1).any():
@@ -1246,7 +1370,7 @@ class MustLinkClosure:
             chain = _ml_chain(graph, i, j)
             raise InfeasibleConstraintsError(
                 f"Cannot-link ({i}, {j}) [{constraints.row_name(position)}] joins two objects that the "
-                f"must-links already tie together through the chain {' - '.join(map(str, chain))}"
+                f"must-links already tie together through the chain {_chain_text(chain)}"
                 + (f" ({inside.size} such cannot-links in all)" if inside.size > 1 else "")
                 + ". Remove the cannot-link or one must-link of the chain.",
                 certificate=chain,
@@ -1521,8 +1645,8 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
             objects = [int(representative[v]) for v in cycle]
             return FeasibilityReport(
                 "infeasible",
-                f"Objects {objects} form a cycle of {len(objects)} cannot-links (directly or through their "
-                "must-link groups), an odd number: 2 clusters cannot separate them all.",
+                f"Objects {_objects_text(objects)} form a cycle of {len(objects)} cannot-links (directly or "
+                "through their must-link groups), an odd number: 2 clusters cannot separate them all.",
                 certificate=objects,
             )
         colours = np.zeros(closure.n_super, dtype=np.int64)
@@ -1570,7 +1694,7 @@ def check_feasibility(constraints: Constraints, n_clusters: int, *, max_cluster_
 def _clique_report(objects: list, k: int) -> FeasibilityReport:
     return FeasibilityReport(
         "infeasible",
-        f"Objects {objects} pairwise cannot-link each other (directly or through their "
+        f"Objects {_objects_text(objects)} pairwise cannot-link each other (directly or through their "
         f"must-link groups): {k + 1} objects need {k + 1} clusters, only {k} allowed.",
         certificate=objects,
     )

@@ -45,6 +45,8 @@ __all__ = [
 
 ENV_VAR = "CCOPT_DATASETS"
 _MISSING = frozenset({"", "na", "nan", "?"})
+# Values converted at once by load_csv: the strings of one chunk are all it holds beside the result.
+_CHUNK_CELLS = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -277,29 +279,44 @@ def _read_header(path: str, delimiter: str = ",") -> tuple[list[str], int]:
 
 
 def _read_table(path: str, delimiter: str,
-                label_column: str | None = None) -> tuple[list[str], int, list[list[str]], list[int]]:
-    """Header, its 1-based line, data rows (as strings) and the line on which each row starts;
-    checks the header and the field counts (blank lines: see :func:`_records`).
+                label_column: str | None = None) -> tuple[list[str], int, Iterator[tuple[list, list[int]]]]:
+    """Header, its 1-based line, and the data rows a chunk at a time.
+
+    The header is checked here; the field counts and "no data rows" as the chunks are read
+    (blank lines: see :func:`_records`). Each chunk is a list of rows (lists of strings) and
+    the line on which each row starts.
     """
-    header, header_line, rows, lines = None, 1, [], []
-    for fields, start, end in _records(path, delimiter):
-        if header is None:
-            header, header_line = [h.strip() for h in fields], start
-            _check_header(header, label_column, path, header_line)
-        elif len(fields) != len(header):
+    records = _records(path, delimiter)
+    for fields, start, _ in records:
+        header = [h.strip() for h in fields]
+        _check_header(header, label_column, path, start)
+        return header, start, _data_chunks(records, header, start, path, delimiter)
+    raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
+
+
+def _data_chunks(records, header: list[str], header_line: int, path: str,
+                 delimiter: str) -> Iterator[tuple[list, list[int]]]:
+    """The rows after the header, about ``_CHUNK_CELLS`` values at a time (see :func:`_read_table`)."""
+    size = max(1, _CHUNK_CELLS // len(header))
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    given = False
+    for fields, start, end in records:
+        if len(fields) != len(header):
             span = "" if end == start else f" (the row runs on to line {end}: is a closing quote missing?)"
             raise DataFormatError(
                 f"expected {len(header)} fields like the header, got {len(fields)}{span}."
                 + (separator_hint(delimiter.join(header), delimiter) if len(header) == 1 else ""),
                 path=path, line=start)
-        else:
-            rows.append(fields)
-            lines.append(start)
-    if header is None:
-        raise DataFormatError("the file is empty; expected a header row and data rows", path=path, line=1)
-    if not rows:
+        rows.append(fields)
+        lines.append(start)
+        if len(rows) == size:
+            yield rows, lines
+            rows, lines, given = [], [], True
+    if rows:
+        yield rows, lines
+    elif not given:
         raise DataFormatError("the file has a header but no data rows", path=path, line=header_line + 1)
-    return header, header_line, rows, lines
 
 
 def _check_header(header: list[str], label_column: str | None, path: str, line: int) -> None:
@@ -327,49 +344,113 @@ def _check_header(header: list[str], label_column: str | None, path: str, line: 
                               path=path, line=line)
 
 
-def _parse_numbers(cells: np.ndarray, columns: list[str], lines: list[int], path: str,
-                   delimiter: str = ",") -> np.ndarray:
-    """Strings to float64; missing markers become NaN, anything else non-numeric is an error."""
-    stripped = np.char.strip(cells)
-    missing = np.isin(np.char.lower(stripped), list(_MISSING))
-    values = np.full(stripped.shape, np.nan)
-    try:
-        values[~missing] = stripped[~missing].astype(np.float64)
-    except ValueError:
-        for r, c in np.ndindex(stripped.shape):
-            if missing[r, c]:
-                continue
-            try:
-                float(stripped[r, c])
-            except ValueError:
-                hint = separator_hint(str(cells[r, c]), delimiter) or separator_hint(columns[c], delimiter)
-                if not hint and not any(parses_as(text) for text in stripped[:, c]):
-                    hint = (f" If {columns[c]!r} holds the classes, name it as the label column "
-                            f"(label_column={columns[c]!r}; command line: --label-column {columns[c]}).")
-                raise DataFormatError(
-                    f"non-numeric value {str(cells[r, c])!r} in column {columns[c]!r}." + hint,
-                    path=path, line=lines[r]) from None
-        raise  # pragma: no cover - numpy and float() disagree
-    finite = np.isfinite(values)
-    if not finite.all():
-        r, c = (int(v) for v in np.argwhere(~finite)[0])
-        text = str(stripped[r, c])
-        advice = "Impute or drop those rows first."
-        if np.isnan(values[r, c]):
-            what = "a missing value (NaN)"
-        elif text.lower().lstrip("+-") in ("inf", "infinity"):
-            what = "an infinite value"
-        else:  # a number written out whose magnitude float64 cannot hold
-            what = f"the value {text!r}, beyond the float64 range (|x| <= {np.finfo(np.float64).max:.4g})"
-            advice = "Rescale that column (or impute or drop those rows) first."
-        raise InvalidDataError(
-            f"{path}: {what} at data row {r} (line {lines[r]}), column {columns[c]!r}; "
-            f"{int((~finite).sum())} non-finite value(s) in all. {advice}"
-        )
-    return values
+_STRIP = np.frompyfunc(str.strip, 1, 1)
+_IS_MISSING = np.frompyfunc(lambda text: text.lower() in _MISSING, 1, 1)
+_PARSES = np.frompyfunc(parses_as, 1, 1)
 
 
-def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
+class _Numbers:
+    """The feature values of a CSV table, converted to float64 a chunk of rows at a time.
+
+    Missing markers become NaN; a value that is neither a number nor a marker is an error. The
+    errors are noted, not raised, until :meth:`result`: the file is read to its end first, so
+    that a wrong field count or a missing label further down is still the error reported, as
+    when the whole file was read before any value was converted.
+
+    Parameters
+    ----------
+    columns : list of str
+        Names of the feature columns.
+    path : str
+    delimiter : str
+    """
+
+    def __init__(self, columns: list[str], path: str, delimiter: str):
+        self.columns, self.path, self.delimiter = columns, path, delimiter
+        self.parts: list[np.ndarray] = []
+        self.n_rows = 0
+        # Per column, whether some value reads as a number: a column of words is a label column.
+        self.parses = np.zeros(len(columns), dtype=bool)
+        self.non_numeric: tuple[str, int, int] | None = None  # text, column, line of the first
+        self.non_finite: tuple[int, int, str, int, bool] | None = None  # data row, column, text, line, NaN
+        self.n_non_finite = 0
+
+    def add(self, rows: list[list[str]], lines: list[int]) -> None:
+        """Convert the next rows (lists of strings, one per feature column)."""
+        try:
+            # Each str read by float(), which strips blanks; a missing marker fails ("nan"
+            # aside, which float reads as NaN, the value a marker becomes).
+            values = np.array(rows, dtype=np.float64)
+            self.parses[:] = True
+        except ValueError:
+            values = self._convert_with_markers(rows, lines)
+        if values is None or self.non_numeric is not None:
+            return  # past a non-numeric value only the columns' parses matter
+        finite = np.isfinite(values)
+        if not finite.all():
+            self.n_non_finite += int((~finite).sum())
+            if self.non_finite is None:
+                r, c = (int(v) for v in np.argwhere(~finite)[0])
+                self.non_finite = (self.n_rows + r, c, rows[r][c].strip(), lines[r], bool(np.isnan(values[r, c])))
+        self.parts.append(values)
+        self.n_rows += values.shape[0]
+
+    def _convert_with_markers(self, rows: list[list[str]], lines: list[int]) -> np.ndarray | None:
+        """The slow way, for rows with missing markers or words: a cell at a time."""
+        cells = np.array(rows, dtype=object)
+        stripped = _STRIP(cells)
+        missing = _IS_MISSING(stripped).astype(bool)
+        parsed = _PARSES(stripped).astype(bool)
+        self.parses |= parsed.any(axis=0)
+        words = ~(parsed | missing)
+        if words.any():
+            if self.non_numeric is None:
+                r, c = (int(v) for v in np.argwhere(words)[0])
+                self.non_numeric = (rows[r][c], c, lines[r])
+            return None
+        values = np.full(stripped.shape, np.nan)
+        values[~missing] = np.array(stripped[~missing].tolist(), dtype=np.float64)
+        return values
+
+    def result(self) -> np.ndarray:
+        """The values, shape (n_rows, n_columns).
+
+        Raises
+        ------
+        DataFormatError
+            A value that is neither a number nor a missing marker (the first, in file order).
+        InvalidDataError
+            A missing or non-finite value (the first, with the count of all).
+        """
+        columns, delimiter = self.columns, self.delimiter
+        if self.non_numeric is not None:
+            text, c, line = self.non_numeric
+            hint = separator_hint(text, delimiter) or separator_hint(columns[c], delimiter)
+            if not hint and not self.parses[c]:
+                hint = (f" If {columns[c]!r} holds the classes, name it as the label column "
+                        f"(label_column={columns[c]!r}; command line: --label-column {columns[c]}).")
+            raise DataFormatError(f"non-numeric value {text!r} in column {columns[c]!r}." + hint,
+                                  path=self.path, line=line)
+        if self.non_finite is not None:
+            r, c, text, line, is_nan = self.non_finite
+            advice = "Impute or drop those rows first."
+            if is_nan:
+                what = "a missing value (NaN)"
+            elif text.lower().lstrip("+-") in ("inf", "infinity"):
+                what = "an infinite value"
+            else:  # a number written out whose magnitude float64 cannot hold
+                what = f"the value {text!r}, beyond the float64 range (|x| <= {np.finfo(np.float64).max:.4g})"
+                advice = "Rescale that column (or impute or drop those rows) first."
+            raise InvalidDataError(
+                f"{self.path}: {what} at data row {r} (line {line}), column {columns[c]!r}; "
+                f"{self.n_non_finite} non-finite value(s) in all. {advice}"
+            )
+        values = np.concatenate(self.parts)
+        self.parts.clear()  # the caller's copy into a Dataset must not hold three of them at once
+        return values
+
+
+def _encode_labels(raw: np.ndarray, path: str, lines: np.ndarray, column: str):
     """Integer labels stay as they are; other values are coded 0..k-1 in sorted order.
 
     Labels are compared as numbers when they all are: pandas writes an integer column with a
@@ -383,7 +464,7 @@ def _encode_labels(raw: np.ndarray, path: str, lines: list[int], column: str):
         value = str(stripped[missing[0]])
         what = "empty value" if value == "" else f"missing value {value!r}"
         raise DataFormatError(f"{what} in label column {column!r}: every object needs its class",
-                              path=path, line=lines[missing[0]])
+                              path=path, line=int(lines[missing[0]]))
     try:
         as_int = stripped.astype(np.int64)
         return as_int, None
@@ -457,10 +538,29 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
         When every column name is an integer (other than pandas' unnamed ``0,1,...``): the
         names may be years, or the file has no header and its first object was taken for
         one. A header of numbers of which one has a fraction is refused (DataFormatError).
+
+    Notes
+    -----
+    The file is converted a chunk of rows at a time: beside the float64 result (and its copy
+    into the Dataset) only one chunk's strings are held, whatever the file's size. Errors are
+    reported as if the file were read whole first: a wrong field count anywhere, then the
+    header, the labels, a non-numeric value and a non-finite one, each the first in the file.
     """
     path = _check_path(path, "path")
     delimiter = check_delimiter(delimiter)
-    header, header_line, rows, lines = _read_table(path, delimiter, label_column)
+    header, header_line, chunks = _read_table(path, delimiter, label_column)
+    at = None if label_column is None else header.index(label_column)
+    columns = [h for c, h in enumerate(header) if c != at]
+    numbers = _Numbers(columns, path, delimiter)
+    label_parts, line_parts = [], []
+    # A chunk at a time: the whole file as lists of strings and then a fixed-width string
+    # array took about 370 bytes a value (1.9 GiB for 100,000 x 50); now the strings of one
+    # chunk and the float64 result.
+    for rows, lines in chunks:
+        if at is not None:
+            label_parts.append(np.array([row.pop(at) for row in rows], dtype=str))
+            line_parts.append(np.array(lines, dtype=np.int64))
+        numbers.add(rows, lines)
     if not numeric_header and _looks_like_data(header):
         if not all(parses_as(name, int) for name in header):  # written as integers: 1990, not 2.0
             # A number with a fraction is no column name: the file has no header, and reading
@@ -474,16 +574,11 @@ def load_csv(path: str | PathLike, *, label_column: str | None = None, name: str
             f"{path}: the header row {header[:5]} holds only numbers; if the file has no header, its "
             "first object was read as column names and every later object is numbered one too low. "
             "Add a header row (numeric_header=True says the numbers name the columns).", CcoptWarning)
-    cells = np.array(rows, dtype=str)
     labels = label_names = None
-    columns = list(header)
-    if label_column is not None:
-        at = header.index(label_column)
-        labels, label_names = _encode_labels(cells[:, at], path, lines, label_column)
-        keep = [c for c in range(len(header)) if c != at]
-        cells = cells[:, keep]
-        columns = [header[c] for c in keep]
-    X = _parse_numbers(cells, columns, lines, path, delimiter)
+    if at is not None:
+        labels, label_names = _encode_labels(np.concatenate(label_parts), path, np.concatenate(line_parts),
+                                             label_column)
+    X = numbers.result()
     return Dataset(X, labels, name or Path(path).stem, tuple(columns), {}, label_names)
 
 
