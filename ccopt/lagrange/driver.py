@@ -13,7 +13,9 @@ multiplier family ``f`` (eta, lambda, gamma, and any family the oracle owns) mov
     w_f \\leftarrow w_f + \\alpha_\\ell \\frac{\\bar Z^* - Z}{\\lVert g_f \\rVert^2} g_f
 
 followed by the projection onto :math:`w \\le 0` (free families are not projected). The
-multipliers of the largest lower bound are kept; they give the impact scores (17).
+multipliers of the largest lower bound are kept; they give the impact scores (17). The
+p-median oracle's families (``K = n`` columns) are kept sparse and moved without forming
+them densely (:meth:`~ccopt.lagrange.multipliers.ColumnSubgradient.projected_step`).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ccopt._progress import check_progress, progress_bar
 from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_nonnegative, check_positive_int, check_time_limit
 from ccopt.exceptions import SolverError
-from ccopt.lagrange.multipliers import Multipliers, Subgradient
+from ccopt.lagrange.multipliers import ColumnSubgradient, Multipliers, Subgradient
 from ccopt.lagrange.oracles import OracleSolution
 from ccopt.status import Status
 
@@ -351,23 +354,38 @@ class _Run:
         g: Subgradient = solution.subgradient
         for name, grad in (("eta", g.eta), ("lam", g.lam), ("gamma", g.gamma)):
             values = getattr(self.mult, name)
-            if values.size:
-                self._move(values, grad, alpha * numerator, project=True)
+            if math.prod(values.shape):  # not .size: a sparse array's is its stored entries
+                setattr(self.mult, name, self._move(values, grad, alpha * numerator, project=True))
         for name, grad in solution.extra_subgradients.items():
             self._move(self.oracle.extra[name], grad, alpha * numerator, project=False)
         return alpha
 
-    def _move(self, values: np.ndarray, grad: np.ndarray, scale: float, *, project: bool) -> None:
+    def _move(self, values, grad, scale: float, *, project: bool):
+        """Move ``values`` along ``grad``; dense ones in place. Returns the moved values."""
+        if sp.issparse(values):
+            return self._move_sparse(values, grad, scale)
+        grad = np.asarray(grad)
         if self.config.step_norm == "active" and project:
             active = ~((values >= 0.0) & (grad > 0.0))
             norm2 = float((grad[active] ** 2).sum())
         else:
             norm2 = float((grad * grad).sum())
         if norm2 <= 0.0:
-            return
+            return values
         values += (scale / norm2) * grad
         if project:
             np.minimum(values, 0.0, out=values)
+        return values
+
+    def _move_sparse(self, values: sp.csr_array, grad, scale: float) -> sp.csr_array:
+        """The projected move of a sparse family (:mod:`ccopt.lagrange.multipliers`)."""
+        if not isinstance(grad, ColumnSubgradient):
+            # A dense subgradient moves every entry: the family is dense for this step.
+            return sp.csr_array(self._move(values.toarray(), grad, scale, project=True))
+        norm2 = grad.squared_norm(values if self.config.step_norm == "active" else None)
+        if norm2 <= 0.0:
+            return values
+        return grad.projected_step(values, scale / norm2)
 
 
 def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, initial_upper: float,
@@ -382,9 +400,12 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
         Lower-bounding oracle with ``solve(mult) -> OracleSolution`` and an ``extra`` dict
         of the multiplier families it owns (see :mod:`ccopt.lagrange.oracles`). A heuristic
         oracle may offer ``restart_from(labels)``: when its value lies above the incumbent,
-        the driver restarts it from the incumbent and solves again.
+        the driver restarts it from the incumbent and solves again. An oracle with
+        ``sparse_multipliers = True`` has its multipliers kept as CSR arrays.
     mult : Multipliers
-        Starting multipliers (Algorithm 1 starts from zero); updated in place.
+        Starting multipliers (Algorithm 1 starts from zero); updated in place: dense
+        families array by array, sparse ones (:meth:`Multipliers.sparsify`, done here for
+        an oracle with ``sparse_multipliers``) by replacing the attribute.
     config : SubgradientConfig
     initial_upper : float
         Value of the best available feasible solution (``Z*``); ``math.inf`` if none is
@@ -405,6 +426,8 @@ def run_subgradient(oracle, mult: Multipliers, *, config: SubgradientConfig, ini
         heuristic value), ``iteration_limit``, ``time_limit``, ``stagnation`` or
         ``interrupted`` (KeyboardInterrupt: the best so far is returned).
     """
+    if getattr(oracle, "sparse_multipliers", False):
+        mult.sparsify()
     run = _Run(oracle, config, initial_upper, initial_labels, f1_of, mult)
     tail = _TailAverage() if average_tail else None
     bar = progress_bar(config.max_iter, enabled=config.progress, desc="subgradient")

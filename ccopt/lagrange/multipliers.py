@@ -17,6 +17,22 @@ sparse incidence matrices, and the subgradients of every row family from ``x``.
 
 Clusters are indexed by ``c = 0..K-1``: ``K = k`` for the cluster-indexed MSSC model and
 ``K = n`` (candidate medoids) for the p-median form of k-medoids (:mod:`ccopt.models.kmedoids`).
+
+Sparse multipliers. With ``K = n`` a family is an ``m x n`` array, as large as the distance
+matrix for ``m = n`` constraints, but almost all of it stays zero. The vectorised p-median
+oracle (:class:`~ccopt.lagrange.oracles.KMedoidsLagrangianOracle`) opens ``k`` candidate
+medoids a step, and its assignment is zero on every other column ``c``, where the row
+activities are the constants ``1 + eps`` (CL) and ``eps`` (ML), both positive. Algorithm 1
+moves a multiplier along its subgradient and projects it onto ``<= 0``, so an entry that is
+``0`` stays ``0`` on a column that is not open, and one that is negative only rises there.
+An entry ``(uv, c)`` is non-zero only if column ``c`` was open at some step and the row
+was violated there (``x_u^c = x_v^c = 1`` for a CL row; ``x_v^c = 1 > x_u^c`` for
+``lambda``, the reverse for ``gamma``). Such families are stored as CSR arrays
+(:meth:`Multipliers.sparsify`), the oracle hands back its subgradient column by column
+(:class:`ColumnSubgradient`), and :meth:`ColumnSubgradient.projected_step` makes the
+step without forming either densely. Every entry is computed by the same floating-point
+operations as the dense step; only the sums over a whole family (the step's norm, the
+constant of :meth:`PairwiseOperator.constant`, the scores) are summed in another order.
 """
 
 from __future__ import annotations
@@ -28,29 +44,33 @@ import scipy.sparse as sp
 
 from ccopt.constraints import Constraints
 
-__all__ = ["Multipliers", "PairwiseOperator", "Subgradient"]
+__all__ = ["ColumnSubgradient", "Multipliers", "PairwiseOperator", "Subgradient"]
 
 
 @dataclass
 class Multipliers:
     """Multipliers of the relaxed pairwise rows; all entries are ``<= 0``.
 
+    Each family is a dense array or, for the p-median form (``K = n``), a
+    :class:`scipy.sparse.csr_array` of the same shape holding the non-zero entries only
+    (module docstring; :meth:`sparsify`).
+
     Attributes
     ----------
-    eta : ndarray of shape (n_cl, K)
+    eta : ndarray or csr_array of shape (n_cl, K)
         Cannot-link rows (3').
-    lam : ndarray of shape (n_ml, K)
+    lam : ndarray or csr_array of shape (n_ml, K)
         Must-link rows (4').
-    gamma : ndarray of shape (n_ml, K)
+    gamma : ndarray or csr_array of shape (n_ml, K)
         Must-link rows (4'').
     """
 
-    eta: np.ndarray
-    lam: np.ndarray
-    gamma: np.ndarray
+    eta: np.ndarray | sp.csr_array
+    lam: np.ndarray | sp.csr_array
+    gamma: np.ndarray | sp.csr_array
 
     @classmethod
-    def zeros(cls, n_cl: int, n_ml: int, n_clusters: int) -> Multipliers:
+    def zeros(cls, n_cl: int, n_ml: int, n_clusters: int, *, sparse: bool = False) -> Multipliers:
         """Algorithm 1 starts from zero multipliers.
 
         Parameters
@@ -61,13 +81,33 @@ class Multipliers:
             Number of must-link constraints (rows of ``lam`` and ``gamma``).
         n_clusters : int
             Number of columns ``K`` (clusters, or candidate medoids for k-medoids).
+        sparse : bool, default=False
+            Empty CSR arrays instead of dense zeros: no memory for the ``K`` columns.
 
         Returns
         -------
         Multipliers
             ``eta`` of shape (n_cl, K), ``lam`` and ``gamma`` of shape (n_ml, K), all zero.
         """
+        if sparse:
+            return cls(sp.csr_array((n_cl, n_clusters)), sp.csr_array((n_ml, n_clusters)),
+                       sp.csr_array((n_ml, n_clusters)))
         return cls(np.zeros((n_cl, n_clusters)), np.zeros((n_ml, n_clusters)), np.zeros((n_ml, n_clusters)))
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the families are stored as CSR arrays."""
+        return any(sp.issparse(values) for values in (self.eta, self.lam, self.gamma))
+
+    def sparsify(self) -> None:
+        """Store every family as a CSR array of its non-zero entries, in place.
+
+        The same numbers: what a step or the penalty computes from them does not change.
+        """
+        for name in ("eta", "lam", "gamma"):
+            values = getattr(self, name)
+            if not isinstance(values, sp.csr_array):
+                setattr(self, name, sp.csr_array(values))
 
     def copy(self) -> Multipliers:
         """Independent copy."""
@@ -75,11 +115,11 @@ class Multipliers:
 
     def cl_scores(self) -> np.ndarray:
         """Impact score (17) of each cannot-link: the sum of its multipliers over clusters."""
-        return self.eta.sum(axis=1)
+        return _row_sums(self.eta)
 
     def ml_scores(self) -> np.ndarray:
         """Impact score (17) of each must-link: the sum of its two rows' multipliers."""
-        return self.lam.sum(axis=1) + self.gamma.sum(axis=1)
+        return _row_sums(self.lam) + _row_sums(self.gamma)
 
     def scores(self, constraints: Constraints) -> np.ndarray:
         """Impact scores in the order of ``constraints`` (ML and CL interleaved as given).
@@ -102,13 +142,136 @@ class Multipliers:
         return out
 
 
+def _row_sums(values) -> np.ndarray:
+    # A sparse family sums its stored entries only: the same total up to rounding.
+    if sp.issparse(values):
+        return np.asarray(values.sum(axis=1)).reshape(-1)
+    return values.sum(axis=1)
+
+
 @dataclass
 class Subgradient:
-    """Subgradient of the Lagrangian with respect to each multiplier family."""
+    """Subgradient of the Lagrangian with respect to each multiplier family.
 
-    eta: np.ndarray
-    lam: np.ndarray
-    gamma: np.ndarray
+    Each family is a dense array or a :class:`ColumnSubgradient`.
+    """
+
+    eta: np.ndarray | ColumnSubgradient
+    lam: np.ndarray | ColumnSubgradient
+    gamma: np.ndarray | ColumnSubgradient
+
+
+@dataclass(frozen=True)
+class ColumnSubgradient:
+    """A family's subgradient that equals one constant outside a few columns.
+
+    The p-median oracle opens ``k`` of ``K = n`` columns; on the others every row activity
+    is ``1 + eps`` (CL) or ``eps`` (ML). Stored as that constant and the open columns, in
+    ``O(m k)`` memory instead of ``O(m n)``. ``np.asarray`` gives the dense array.
+
+    Attributes
+    ----------
+    constant : float
+        The value outside ``columns``.
+    columns : ndarray of int, shape (p,)
+        Distinct column indices.
+    block : ndarray of shape (n_rows, p)
+        The values in ``columns``.
+    n_columns : int
+        Number of columns ``K`` of the family.
+    """
+
+    constant: float
+    columns: np.ndarray
+    block: np.ndarray
+    n_columns: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Shape of the dense subgradient, ``(n_rows, K)``."""
+        return self.block.shape[0], self.n_columns
+
+    def toarray(self) -> np.ndarray:
+        """The dense subgradient, shape (n_rows, K)."""
+        out = np.full(self.shape, self.constant)
+        out[:, self.columns] = self.block
+        return out
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self.toarray()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def squared_norm(self, values: sp.csr_array | None = None) -> float:
+        """``||g||^2``, or over the entries a projected step can move when ``values`` is given.
+
+        With ``values`` (the family's multipliers) an entry whose multiplier is ``>= 0`` and
+        whose subgradient is ``> 0`` is left out: the projection would cancel its move
+        (the driver's ``step_norm="active"``). Summed in another order than the dense
+        ``(g * g).sum()``, so equal to it up to rounding.
+
+        Parameters
+        ----------
+        values : csr_array of shape (n_rows, K), optional
+
+        Returns
+        -------
+        float
+        """
+        n_rows, n_shut = self.block.shape[0], self.n_columns - self.columns.size
+        square = self.constant * self.constant
+        if values is None:
+            return float(n_rows * n_shut * square + (self.block * self.block).sum())
+        coo = sp.coo_array(values)
+        shut = self._open_position()[coo.col] < 0
+        # Outside the columns a positive constant leaves only the negative multipliers active.
+        n_active = int(np.count_nonzero(~(coo.data[shut] >= 0.0))) if self.constant > 0.0 else n_rows * n_shut
+        inside = np.asarray(values[:, self.columns].toarray()) if self.columns.size else self.block[:, :0]
+        active = ~((inside >= 0.0) & (self.block > 0.0))
+        return float(n_active * square + (self.block[active] ** 2).sum())
+
+    def projected_step(self, values: sp.csr_array, step: float) -> sp.csr_array:
+        """``min(values + step * g, 0)``, the projected move of Algorithm 1, as a CSR array.
+
+        Every entry is ``min(v + step * g, 0)`` computed as the dense update computes it.
+        Outside ``columns`` an entry at 0 stays at 0 when the constant is ``>= 0`` (the
+        p-median oracle's ``1 + eps`` and ``eps``), so only the stored ones move there.
+
+        Parameters
+        ----------
+        values : csr_array of shape (n_rows, K)
+            The family's multipliers.
+        step : float
+            ``alpha * (Z* - Z) / ||g||^2``.
+
+        Returns
+        -------
+        csr_array of shape (n_rows, K)
+        """
+        if self.constant < 0.0:
+            # Every entry would move: nothing is left to store sparsely.
+            moved = values.toarray() + step * self.toarray()
+            return sp.csr_array(np.minimum(moved, 0.0, out=moved))
+        coo = sp.coo_array(values)
+        position = self._open_position()[coo.col]
+        shut = position < 0
+        outside = coo.data[shut] + step * self.constant
+        np.minimum(outside, 0.0, out=outside)
+        kept = outside != 0.0
+        inside = np.zeros(self.block.shape)
+        inside[coo.row[~shut], position[~shut]] = coo.data[~shut]
+        inside += step * self.block
+        np.minimum(inside, 0.0, out=inside)
+        rows, at = np.nonzero(inside)
+        return sp.csr_array(
+            (np.concatenate([outside[kept], inside[rows, at]]),
+             (np.concatenate([coo.row[shut][kept], rows]), np.concatenate([coo.col[shut][kept], self.columns[at]]))),
+            shape=self.shape)
+
+    def _open_position(self) -> np.ndarray:
+        """Position of every column in ``columns``, -1 for the others."""
+        position = np.full(self.n_columns, -1, dtype=np.intp)
+        position[self.columns] = np.arange(self.columns.size)
+        return position
 
 
 class PairwiseOperator:
@@ -141,11 +304,6 @@ class PairwiseOperator:
              (np.concatenate([self.ml_u, self.ml_v]), np.concatenate([cols_ml, cols_ml]))),
             shape=(n, n_ml),
         )
-        # Only the objects named by a constraint have a non-zero row in P. The row slices keep
-        # each row's entries in their order, so penalty_rows repeats penalty's sums exactly.
-        self.constrained_rows = np.unique(np.concatenate([self.cl_u, self.cl_v, self.ml_u, self.ml_v]))
-        self._cl_incidence_rows = self._cl_incidence[self.constrained_rows]
-        self._ml_incidence_rows = self._ml_incidence[self.constrained_rows]
 
     def penalty(self, mult: Multipliers) -> np.ndarray:
         """Per-object, per-cluster linear cost ``P`` of shape (n_samples, K).
@@ -161,24 +319,30 @@ class PairwiseOperator:
         -------
         ndarray of float, shape (n_samples, K)
         """
-        return _penalty(self._cl_incidence, self._ml_incidence, mult)
+        if mult.is_sparse:
+            return self.penalty_sparse(mult).toarray()
+        return np.asarray(self._cl_incidence @ (-mult.eta)) + np.asarray(self._ml_incidence @ (mult.lam - mult.gamma))
 
-    def penalty_rows(self, mult: Multipliers) -> np.ndarray:
-        """The rows :attr:`constrained_rows` of :meth:`penalty`, the only ones that can be non-zero.
+    def penalty_sparse(self, mult: Multipliers) -> sp.csr_array:
+        """:meth:`penalty` as a CSR array of its non-zero entries.
 
-        Bit for bit ``penalty(mult)[constrained_rows]``, in O(m K) memory instead of
-        O(n K): for k-medoids ``K = n`` and most rows of ``P`` are zero.
+        Bit for bit :meth:`penalty` (up to the sign of a zero): the sparse product adds the
+        terms of an entry in the order the dense product adds them and only skips the zero
+        ones, which add nothing. ``P[i, c]`` is non-zero only for an object ``i`` named by a
+        constraint whose multipliers are non-zero in column ``c``, so with sparse
+        multipliers (``K = n``) this takes ``O(nnz)`` memory instead of ``O(n K)``.
 
         Parameters
         ----------
         mult : Multipliers
-            Rows for this operator's constraints (``n_cl`` and ``n_ml``), ``K`` columns.
+            Dense or sparse; rows for this operator's constraints, ``K`` columns.
 
         Returns
         -------
-        ndarray of float, shape (len(constrained_rows), K)
+        csr_array of shape (n_samples, K)
         """
-        return _penalty(self._cl_incidence_rows, self._ml_incidence_rows, mult)
+        eta, lam, gamma = (sp.csr_array(values) for values in (mult.eta, mult.lam, mult.gamma))
+        return sp.csr_array(self._cl_incidence @ (-eta)) + sp.csr_array(self._ml_incidence @ (lam - gamma))
 
     def constant(self, mult: Multipliers) -> float:
         """The part of the penalty terms of (10) that does not depend on ``x``.
@@ -212,11 +376,13 @@ class PairwiseOperator:
         diff = x[self.ml_u] - x[self.ml_v]
         return Subgradient(g_cl, eps + diff, eps - diff)
 
-    def subgradient_from_columns(self, x_columns: np.ndarray, columns: np.ndarray, n_clusters: int) -> Subgradient:
-        """:meth:`subgradient` of an assignment that is zero outside a few columns.
 
-        Bit for bit ``subgradient(x)`` for the ``(n_samples, n_clusters)`` matrix ``x`` that
-        holds ``x_columns`` in ``columns`` and zeros elsewhere, without forming ``x``: the
+    def subgradient_from_columns(self, x_columns: np.ndarray, columns: np.ndarray, n_clusters: int) -> Subgradient:
+        """:meth:`subgradient` of an assignment that is zero outside a few columns, by columns.
+
+        Bit for bit ``subgradient(x)`` (``np.asarray`` of each family) for the
+        ``(n_samples, n_clusters)`` matrix ``x`` that holds ``x_columns`` in ``columns`` and
+        zeros elsewhere, without forming ``x`` or the ``m x n_clusters`` families: the
         k-medoids oracle opens ``k`` of ``K = n`` columns. Outside ``columns`` every row
         activity is the constant ``1 + eps`` (CL) or ``eps`` (ML), which is what
         ``1 + eps - 0 - 0`` and ``eps +/- (0 - 0)`` give exactly.
@@ -233,17 +399,16 @@ class PairwiseOperator:
         Returns
         -------
         Subgradient
-            ``eta`` of shape (n_cl, K), ``lam`` and ``gamma`` of shape (n_ml, K).
+            Of :class:`ColumnSubgradient` families: ``eta`` of shape (n_cl, K), ``lam`` and
+            ``gamma`` of shape (n_ml, K).
         """
         eps = self.epsilon
-        g_cl = np.full((self.n_cl, n_clusters), 1.0 + eps)
-        g_cl[:, columns] = (1.0 + eps) - x_columns[self.cl_u] - x_columns[self.cl_v]
+        columns = np.asarray(columns)
+        g_cl = (1.0 + eps) - x_columns[self.cl_u] - x_columns[self.cl_v]
         diff = x_columns[self.ml_u] - x_columns[self.ml_v]
-        g_lam = np.full((self.n_ml, n_clusters), eps)
-        g_lam[:, columns] = eps + diff
-        g_gamma = np.full((self.n_ml, n_clusters), eps)
-        g_gamma[:, columns] = eps - diff
-        return Subgradient(g_cl, g_lam, g_gamma)
+        return Subgradient(ColumnSubgradient(1.0 + eps, columns, g_cl, n_clusters),
+                           ColumnSubgradient(eps, columns, eps + diff, n_clusters),
+                           ColumnSubgradient(eps, columns, eps - diff, n_clusters))
 
     def subgradient_from_labels(self, labels: np.ndarray, n_clusters: int) -> Subgradient:
         """Subgradient for a 0/1 assignment given as labels, without forming x densely.
@@ -272,9 +437,4 @@ class PairwiseOperator:
         np.add.at(diff, (rows, labels[self.ml_u]), 1.0)
         np.subtract.at(diff, (rows, labels[self.ml_v]), 1.0)
         return Subgradient(g_cl, eps + diff, eps - diff)
-
-
-def _penalty(cl_incidence, ml_incidence, mult: Multipliers) -> np.ndarray:
-    """``P`` (or its rows) from the incidence matrices of the cannot-links and the must-links."""
-    return np.asarray(cl_incidence @ (-mult.eta)) + np.asarray(ml_incidence @ (mult.lam - mult.gamma))
 

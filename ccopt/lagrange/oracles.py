@@ -9,7 +9,9 @@ The subgradient driver (:mod:`ccopt.lagrange.driver`) only talks to this interfa
 * :class:`KMedoidsLagrangianOracle` — a vectorised k-medoids oracle that needs no LP
   solver: the assignment rows of the p-median form are relaxed too, so the subproblem
   splits per candidate medoid (pick the ``k`` most negative column sums). By the
-  integrality property of that subproblem its dual reaches the LP bound.
+  integrality property of that subproblem its dual reaches the LP bound. Besides the
+  distance matrix it keeps its memory in ``O(n k + m k)`` and a block of rows
+  (:func:`check_lagrangian_memory`), its multipliers sparse.
 * :class:`~ccopt.lagrange.lp_routes.KMedoidsModelOracle` (in :mod:`ccopt.lagrange.lp_routes`)
   re-solves the Pyomo model of (10), LP or integer, through :mod:`ccopt.solvers`.
 """
@@ -22,10 +24,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ccopt._sparse import membership
-from ccopt.lagrange._medoids import MedoidFinder, cluster_members
+from ccopt.config import check_dense_memory
+from ccopt.lagrange._medoids import MedoidFinder, cluster_members, rows_per_block
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator, Subgradient
 
-__all__ = ["KMedoidsLagrangianOracle", "KMedoidsVoronoiOracle", "MSSCLloydOracle", "OracleSolution"]
+__all__ = ["KMedoidsLagrangianOracle", "KMedoidsVoronoiOracle", "MSSCLloydOracle", "OracleSolution",
+           "check_lagrangian_memory", "starting_multipliers"]
 
 
 @dataclass
@@ -250,6 +254,54 @@ def _fill_empty_clusters(labels: np.ndarray, cost: np.ndarray, k: int) -> np.nda
     return labels
 
 
+def check_lagrangian_memory(n_samples: int, n_clusters: int, n_cl: int, n_ml: int) -> None:
+    """Refuse a ``method="lagrangian"`` run whose working arrays exceed the memory bound.
+
+    Besides the ``n x n`` distance matrix (checked where it is made) and the sparse
+    multipliers, :class:`KMedoidsLagrangianOracle` and the driver's steps allocate a block
+    of rows of the reduced costs, the reduced costs on the ``k`` open medoids and each
+    family's subgradient on them. Each is checked against ``max_dense_bytes``
+    (:func:`ccopt.set_config`) before any work; every allowed one is logged with its size.
+
+    Parameters
+    ----------
+    n_samples : int
+        ``n``: objects, and candidate medoids.
+    n_clusters : int
+        ``k``: medoids opened a step.
+    n_cl, n_ml : int
+        Number of cannot-link and must-link constraints.
+
+    Raises
+    ------
+    MemoryBudgetError
+        Naming the array and its shape, when one exceeds the bound.
+    """
+    check_dense_memory((rows_per_block(n_samples) + 1, n_samples), what="row block of the p-median reduced costs")
+    check_dense_memory((n_samples, n_clusters), what="p-median reduced costs on the open medoids")
+    check_dense_memory((max(n_cl, n_ml), n_clusters), what="subgradient of the pairwise rows on the open medoids")
+
+
+def starting_multipliers(oracle, n_cl: int, n_ml: int) -> Multipliers:
+    """Zero multipliers in the form ``oracle`` works with (Algorithm 1's start).
+
+    Sparse for an oracle with ``sparse_multipliers = True`` (:class:`KMedoidsLagrangianOracle`):
+    its ``n_cl x n`` and ``n_ml x n`` families are then never formed densely.
+
+    Parameters
+    ----------
+    oracle : object
+        A lower-bounding oracle with an ``n_index`` (the number of columns ``K``).
+    n_cl, n_ml : int
+        Number of cannot-link and must-link constraints.
+
+    Returns
+    -------
+    Multipliers
+    """
+    return Multipliers.zeros(n_cl, n_ml, oracle.n_index, sparse=getattr(oracle, "sparse_multipliers", False))
+
+
 class KMedoidsLagrangianOracle:
     """Vectorised k-medoids lower bound with the assignment rows relaxed as well.
 
@@ -274,6 +326,12 @@ class KMedoidsLagrangianOracle:
     route — without an LP solver. Every value is a valid lower bound on the k-medoids
     optimum.
 
+    Memory: besides ``distances``, ``O(n k + m k)`` and one block of rows of ``r``
+    (:func:`check_lagrangian_memory`, checked here). ``z`` is zero outside the ``k`` open
+    columns, so the subgradient comes column by column
+    (:class:`~ccopt.lagrange.multipliers.ColumnSubgradient`), and the driver keeps the
+    multipliers sparse (``sparse_multipliers``; see :mod:`ccopt.lagrange.multipliers`).
+
     Parameters
     ----------
     distances : ndarray of shape (n_samples, n_samples)
@@ -282,18 +340,28 @@ class KMedoidsLagrangianOracle:
     initial_mu : ndarray of shape (n_samples,)
         Start of the assignment multipliers, e.g. each object's distance to its medoid in a
         feasible solution (then the first bound is already close to that solution's cost).
+
+    Raises
+    ------
+    MemoryBudgetError
+        When a working array exceeds ``max_dense_bytes`` (:func:`check_lagrangian_memory`).
     """
 
     is_exact = True
+    # The multipliers have K = n columns and stay zero outside the columns opened so far.
+    sparse_multipliers = True
 
     def __init__(self, distances: np.ndarray, n_clusters: int, operator: PairwiseOperator,
                  initial_mu: np.ndarray):
+        n = distances.shape[0]
+        check_lagrangian_memory(n, n_clusters, operator.n_cl, operator.n_ml)
         self.d = distances
         self.n_clusters = n_clusters
         self.op = operator
         self.extra: dict[str, np.ndarray] = {"mu": np.array(initial_mu, dtype=np.float64)}
         self.extra_projection: dict[str, str] = {"mu": "free"}
-        self._reduced: np.ndarray | None = None
+        self._block_rows = rows_per_block(n)
+        self._block: np.ndarray | None = None
 
     @property
     def n_index(self) -> int:
@@ -304,30 +372,21 @@ class KMedoidsLagrangianOracle:
         mu = self.extra["mu"]
         d, k = self.d, self.n_clusters
         n = d.shape[0]
-        # P (K = n columns) is zero outside the constrained rows, and z is zero outside the k
-        # medoid columns, so neither is formed densely: one n x n buffer holds r, then
-        # min(r, 0), where the dense P, P + d and z took four (n = 5,000, 750 constraints:
-        # 0.47 s a step before, measured by the performance audit). Every entry is computed
-        # by the same operations in the same order as with the dense arrays, so value,
-        # labels and subgradients are the same bit for bit
-        # (tests/lagrange/test_oracle_speed_equivalence.py).
-        rows = self.op.constrained_rows
-        constrained = self.op.penalty_rows(mult)
-        constrained += d[rows]
-        constrained -= mu[rows, None]
-        reduced = np.subtract(d, mu[:, None], out=self._buffer())
-        # Elsewhere P is an exact 0.0 and (0.0 + d) - mu is d - mu.
-        reduced[rows] = constrained
-        diagonal = reduced.diagonal().copy()
-        negative = np.minimum(reduced, 0.0, out=reduced)
-        # z[j, j] = y[j]: an open medoid serves itself whatever the sign of r_jj.
-        negative.flat[::n + 1] = diagonal
-        rho = negative.sum(axis=0)
+        # P is zero outside the constrained rows and the columns with non-zero multipliers,
+        # and z outside the k medoid columns, so neither is formed densely, and r is summed
+        # a block of rows at a time. Every entry is computed by the same operations in the
+        # same order as with the dense arrays, so value, labels and subgradients are the same
+        # bit for bit (tests/lagrange/test_oracle_speed_equivalence.py); with sparse
+        # multipliers the constant C sums their stored entries only, and the value agrees
+        # to rounding.
+        penalty = self.op.penalty_sparse(mult)
+        rho = self._column_sums(penalty, mu)
         medoids = np.argpartition(rho, k - 1)[:k] if k < rho.size else np.arange(rho.size)
         value = float(mu.sum() + self.op.constant(mult) + rho[medoids].sum())
-        # The buffer now holds min(r, 0); r itself is needed on the medoid columns only.
-        reduced_open = d[:, medoids] - mu[:, None]
-        reduced_open[rows] = constrained[:, medoids]
+        # r on the medoid columns, (P + d) - mu as the dense form sums it; P + d is d where P is 0.
+        reduced_open = penalty[:, medoids].toarray()
+        reduced_open += d[:, medoids]
+        reduced_open -= mu[:, None]
         z_open = (reduced_open < 0.0).astype(np.float64)
         z_open[medoids, np.arange(medoids.size)] = 1.0
         # Sums of 0/1 entries are exact in any order: the zero columns of z change nothing.
@@ -339,9 +398,42 @@ class KMedoidsLagrangianOracle:
         return OracleSolution(value, labels, self.op.subgradient_from_columns(z_open, medoids, n), {"mu": g_mu},
                               is_bound=True, open_clusters=np.sort(medoids))
 
+    def _column_sums(self, penalty, mu: np.ndarray) -> np.ndarray:
+        """``rho``: every column's ``r_jj + sum_{i != j} min(0, r_ij)``, a block of rows at a time.
+
+        Bit for bit the ``sum(axis=0)`` of the whole ``n x n`` array: numpy reduces a
+        C-contiguous array along axis 0 one row after the other, so a block whose first row
+        holds the sums of the rows before it continues the same additions in the same order.
+        """
+        d = self.d
+        n = d.shape[0]
+        buffer = self._buffer()
+        rho = None
+        for start in range(0, n, self._block_rows):
+            stop = min(start + self._block_rows, n)
+            carried = 0 if rho is None else 1
+            block = buffer[carried:carried + stop - start]
+            if penalty.indptr[start] == penalty.indptr[stop]:
+                np.subtract(d[start:stop], mu[start:stop, None], out=block)
+            else:
+                # (P + d) - mu, as the dense r was summed; an exact 0.0 of P adds nothing.
+                np.copyto(block, d[start:stop])
+                rows = penalty[start:stop].tocoo()
+                block[rows.row, rows.col] += rows.data
+                block -= mu[start:stop, None]
+            local, diagonal = np.arange(stop - start), np.arange(start, stop)
+            own = block[local, diagonal]
+            np.minimum(block, 0.0, out=block)
+            # z[j, j] = y[j]: an open medoid serves itself whatever the sign of r_jj.
+            block[local, diagonal] = own
+            if rho is not None:
+                buffer[0] = rho
+            rho = buffer[:carried + stop - start].sum(axis=0)
+        return rho
+
     def _buffer(self) -> np.ndarray:
-        # Kept between steps: a fresh n x n array costs a page fault per 4 KiB page on its
-        # first write, every step.
-        if self._reduced is None:
-            self._reduced = np.empty_like(self.d, dtype=np.float64)
-        return self._reduced
+        # Kept between steps: a fresh array costs a page fault per 4 KiB page on its first
+        # write, every step. One row more than a block carries the sums so far.
+        if self._block is None:
+            self._block = np.empty((self._block_rows + 1, self.d.shape[0]))
+        return self._block

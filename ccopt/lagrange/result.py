@@ -98,7 +98,9 @@ class ImpactScoreResult:
         bound (see the property), so that the zero scores say nothing.
     multipliers : Multipliers
         The multipliers behind the scores (``eta``, ``lam``, ``gamma``; rows in the order of
-        ``constraints.cl_indices`` and ``constraints.ml_indices``).
+        ``constraints.cl_indices`` and ``constraints.ml_indices``). With
+        ``method="lagrangian"`` the families are ``scipy.sparse.csr_array`` (nearly all of the
+        n columns stay 0, and dense they took more memory than the distance matrix).
     oracle_multipliers : dict of str to ndarray
         Multiplier families the lower-bounding oracle relaxes besides the pairwise rows, at
         the best lower bound: ``{"mu": ...}`` (one per object, the assignment rows) for

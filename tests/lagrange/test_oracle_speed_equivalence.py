@@ -81,8 +81,16 @@ def _dense_solve_from_the_maths(d, k, cons, epsilon, mult, mu):
                           open_clusters=np.sort(medoids))
 
 
-def _assert_same_bits(got, expected):
-    assert got.value == expected.value
+def _assert_same_bits(got, expected, *, sparse=False):
+    """Equal bit for bit; with ``sparse`` multipliers the value up to the rounding of its constant.
+
+    ``C(eta, lam, gamma)`` sums the stored entries of a sparse family, in another order than
+    the dense sum over every entry; everything else is computed entry by entry.
+    """
+    if sparse:
+        assert got.value == pytest.approx(expected.value, rel=1e-13, abs=1e-13)
+    else:
+        assert got.value == expected.value
     np.testing.assert_array_equal(got.labels, expected.labels)
     np.testing.assert_array_equal(got.open_clusters, expected.open_clusters)
     for family in ("eta", "lam", "gamma"):
@@ -135,18 +143,31 @@ def test_lagrangian_oracle_is_bit_identical_to_the_dense_computation(instance):
     _assert_same_bits(oracle.solve(mult), got)
     _assert_same_bits(got, _dense_solve_as_before(oracle, mult))
     _assert_same_bits(got, _dense_solve_from_the_maths(d, k, cons, epsilon, mult, mu))
+    # The same bits with sparse multipliers, and with r summed a few rows at a time.
+    sparse_mult = mult.copy()
+    sparse_mult.sparsify()
+    n = d.shape[0]
+    for rows in sorted({1, 2, n // 3 + 1, n - 1}):
+        blocked = KMedoidsLagrangianOracle(d, k, PairwiseOperator(cons, epsilon), mu)
+        blocked._block_rows = rows
+        _assert_same_bits(blocked.solve(sparse_mult), got, sparse=True)
+        _assert_same_bits(blocked.solve(mult), got)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
-def test_penalty_rows_and_column_subgradient_match_their_dense_forms(instance):
+def test_sparse_penalty_and_column_subgradient_match_their_dense_forms(instance):
     d, k, cons, epsilon, mult, _ = instance
     op = PairwiseOperator(cons, epsilon)
     n = d.shape[0]
     dense = op.penalty(mult)
-    assert np.array_equal(op.penalty_rows(mult), dense[op.constrained_rows])
-    # Every other row of P is zero: skipping them loses nothing.
-    assert not np.any(np.delete(dense, op.constrained_rows, axis=0))
+    sparse_mult = mult.copy()
+    sparse_mult.sparsify()
+    assert sparse_mult.is_sparse and not mult.is_sparse
+    for form in (mult, sparse_mult):
+        assert np.array_equal(op.penalty_sparse(form).toarray(), dense)
+    assert np.array_equal(op.penalty(sparse_mult), dense)
+    assert op.constant(sparse_mult) == pytest.approx(op.constant(mult), rel=1e-12, abs=1e-12)
     rng = np.random.default_rng(n)
     columns = rng.choice(n, k, replace=False)
     x = np.zeros((n, n))
@@ -179,20 +200,23 @@ def test_iris_impact_scores_are_unchanged_by_the_sparse_oracle(monkeypatch):
     assert np.array_equal(after.oracle_multipliers["mu"], before.oracle_multipliers["mu"])
 
 
-def test_the_oracle_keeps_one_dense_buffer_between_steps():
-    """Memory: the n x n buffer is made once, and no other n x n array lives on the oracle."""
+def test_the_oracle_keeps_one_block_buffer_and_no_n_by_n_array_but_the_distances():
+    """Memory: the block buffer is made once, and no n x n array but ``d`` lives on the oracle."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 2))
     cons = Constraints.from_pairs(ml=[(0, 1)], cl=[(2, 3)], n_samples=12)
     d = cdist(X, X)
-    oracle = KMedoidsLagrangianOracle(d, 3, PairwiseOperator(cons, 0.5), d[:, :3].min(axis=1))
+    with ccopt.config_context(max_dense_bytes=8 * 12 * 4):  # blocks of 3 rows (and the carried sums)
+        oracle = KMedoidsLagrangianOracle(d, 3, PairwiseOperator(cons, 0.5), d[:, :3].min(axis=1))
     mult = Multipliers(-rng.random((1, 12)), -rng.random((1, 12)), -rng.random((1, 12)))
-    oracle.solve(mult)
-    buffer = oracle._reduced
-    oracle.solve(mult)
-    assert oracle._reduced is buffer
+    first = oracle.solve(mult)
+    buffer = oracle._block
+    assert buffer.shape == (4, 12)
+    _assert_same_bits(oracle.solve(mult), first)
+    assert oracle._block is buffer
+    _assert_same_bits(first, _dense_solve_as_before(oracle, mult))
     owned = [v for v in vars(oracle).values() if isinstance(v, np.ndarray) and v.shape == d.shape]
-    assert len(owned) == 2 and any(v is d for v in owned)
+    assert len(owned) == 1 and owned[0] is d
 
 
 @pytest.mark.parametrize("k", [2, 12])

@@ -186,7 +186,7 @@ def test_lagrangian_oracle_subgradients_are_the_difference_quotients_of_its_valu
         return KMedoidsLagrangianOracle(d, k, op, u).solve(m).value
 
     for name in ("eta", "lam", "gamma"):
-        grad = getattr(solution.subgradient, name)
+        grad = np.asarray(getattr(solution.subgradient, name))  # given column by column
         for idx in np.ndindex(grad.shape):
             plus, minus = mult.copy(), mult.copy()
             getattr(plus, name)[idx] += h
