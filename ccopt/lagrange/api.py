@@ -41,7 +41,7 @@ from ccopt._timing import Deadline
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
 from ccopt._warnings import warn_user
 from ccopt.config import check_dense_memory
-from ccopt.constraints import _unread_settings
+from ccopt.constraints import _unread_settings, check_feasibility
 from ccopt.exceptions import (
     CcoptWarning,
     ClusteringDeadEndError,
@@ -49,18 +49,21 @@ from ccopt.exceptions import (
     InvalidParameterError,
 )
 from ccopt.lagrange._medoids import MedoidFinder
-from ccopt.lagrange.driver import SubgradientConfig, run_subgradient
+from ccopt.lagrange.driver import History, SubgradientConfig, SubgradientOutcome, run_subgradient
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
 from ccopt.lagrange.oracles import (
     KMedoidsLagrangianOracle,
     KMedoidsVoronoiOracle,
     MSSCLloydOracle,
+    check_lagrangian_memory,
     squared_distances,
+    starting_multipliers,
 )
 from ccopt.lagrange.repair import Repairer, repair_labels
 from ccopt.lagrange.result import ImpactScoreResult, normalize_scores
 from ccopt.metrics import detection_scores
 from ccopt.problem import ClusteringProblem
+from ccopt.status import Status
 
 __all__ = ["METHODS", "impact_scores"]
 
@@ -244,7 +247,10 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     time_limit : float, optional
         Seconds for the whole computation; the best result so far is returned with
         status ``time_limit``. The clock is read between iterations, so one iteration's
-        oracle overruns it (``lagrangian`` at 5,000 objects: about 1 s). The solver routes
+        oracle overruns it (``lagrangian`` at 5,000 objects: about 1 s). It is read in the
+        setup too (between blocks of the distance matrix, after k-means and after the
+        feasible start): a limit spent there returns no iteration, with the feasible start
+        when there is one (``labels``, ``upper_bound``) and no scores. The solver routes
         (``lp``, ``exact``, ``lp-dual``) build their model before the first check, so a limit
         below that time (about 0.5 s for 120 objects) is overrun and returns no iteration
         (scores all 0, status ``time_limit``); ``exact`` hands HiGHS the rest of the limit,
@@ -306,7 +312,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         The constraints cannot all hold with ``n_clusters`` clusters (certificate attached).
     ClusteringDeadEndError
         Neither COP-kmeans nor Algorithm 2 found a clustering that satisfies the constraints
-        within their limits, so Algorithm 1 has no upper bound to start from.
+        within their limits, nor did the colourings of :func:`ccopt.check_feasibility`, so
+        Algorithm 1 has no upper bound to start from.
     MemoryBudgetError
         The k-medoids routes need an ``n x n`` distance matrix larger than the configured
         bound (:func:`ccopt.set_config`); use ``criterion="mssc"``.
@@ -359,13 +366,21 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     rng = check_random_state(random_state)
     deadline = Deadline(config.time_limit)
 
-    route = _ROUTES[setting.criterion](problem, setting, rng, deadline, repair_time_limit)
-    predictor = _Predictor(cons, setting.tau, route.initial_upper)
+    try:
+        route = _ROUTES[setting.criterion](problem, setting, rng, deadline, repair_time_limit)
+    except _SetupOutOfTime as stop:
+        logger.info("the time limit ran out in the setup (%s)", stop)
+        route = None
+    predictor = _Predictor(cons, setting.tau, math.inf if route is None else route.initial_upper)
     f1_of = None
     if truth is not None:
         def f1_of(mult: Multipliers) -> float:
             return detection_scores(truth, predictor.predict(mult.scores(cons))[1]).f1
-    if setting.method == "lp-dual":
+    if route is None or deadline.expired():
+        # The distance matrix, k-means and the feasible start spent the limit: an iteration
+        # would run past it, and the result says so rather than overrun.
+        outcome = _outcome_without_iterations(problem, route)
+    elif setting.method == "lp-dual":
         from ccopt.lagrange.lp_routes import lp_dual_outcome
 
         outcome = lp_dual_outcome(problem, route.operator, route.distances, solver=setting.solver,
@@ -377,7 +392,7 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
         if remaining is not None:
             config = SubgradientConfig(**{**config.__dict__, "time_limit": max(remaining, 1e-3)})
         outcome = run_subgradient(
-            route.oracle, Multipliers.zeros(cons.n_cl, cons.n_ml, route.oracle.n_index), config=config,
+            route.oracle, starting_multipliers(route.oracle, cons.n_cl, cons.n_ml), config=config,
             initial_upper=route.initial_upper, initial_labels=route.initial_labels,
             upper_bound=route.upper_bound, f1_of=f1_of, average_tail=setting.score_from == "average",
         )
@@ -419,6 +434,22 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
     return result
 
 
+class _SetupOutOfTime(Exception):
+    """The time limit ran out before the first iteration could start (names the step)."""
+
+
+def _outcome_without_iterations(problem: ClusteringProblem, route) -> SubgradientOutcome:
+    """The result of a run whose time limit ran out in its setup: the start, if any, and no bound."""
+    cons = problem.constraints
+    return SubgradientOutcome(
+        best_multipliers=Multipliers.zeros(cons.n_cl, cons.n_ml, problem.n_clusters),
+        lower_bound=-math.inf,
+        upper_bound=math.inf if route is None else float(route.initial_upper),
+        best_labels=None if route is None else route.initial_labels,
+        lower_labels=None, status=Status.TIME_LIMIT, n_iter=0, history=History(), seconds=0.0,
+        lower_is_bound=True)
+
+
 class _RepairBackoff:
     """Skip the repair for 1, 2, 4, ... iterations after each failure (reset on success).
 
@@ -456,14 +487,16 @@ class _Route:
 def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstrained_labels, unconstrained_cost):
     """COP-kmeans (Algorithm 1's starting upper bound), or Algorithm 2 on an unconstrained solution.
 
-    Both are kept when both succeed; the cheaper one starts the run.
+    Both are kept when both succeed; the cheaper one starts the run. When both fail, a
+    colouring of the cannot-link graph, improved by moves that keep it feasible, starts it.
 
     Raises
     ------
     InfeasibleConstraintsError
         The complete search of Algorithm 2 proved that no labelling satisfies the constraints.
     ClusteringDeadEndError
-        Neither found a feasible clustering within its limits.
+        Neither found a feasible clustering within its limits, nor did the colourings of
+        :func:`~ccopt.constraints.check_feasibility`.
     """
     from ccopt.cluster._cop_kmeans import cop_kmeans_problem
 
@@ -484,43 +517,63 @@ def _feasible_start(problem: ClusteringProblem, rng, deadline, cost_of, unconstr
                              deadline=Deadline(deadline.budget(10.0)))
     if repaired.feasible:
         candidates.append((cost_of(repaired.labels), repaired.labels))
+    if not candidates and repaired.infeasible:
+        raise no_colouring_error(k)
+    if not candidates and deadline.expired():
+        raise _SetupOutOfTime("the search for a feasible start")
     if not candidates:
-        # Algorithm 1 needs the value of a feasible solution for its step; without one the
-        # multipliers would become NaN.
-        if repaired.infeasible:
-            raise no_colouring_error(k)
-        raise ClusteringDeadEndError(
-            f"No clustering satisfying the constraints was found to start the subgradient method "
-            f"(COP-kmeans: {cop_message}; Algorithm 2: {repaired.message}). The constraints may be "
-            "infeasible; raise time_limit or review the cannot-links."
-        )
+        # Both heuristics can lose their way on many cannot-links (100,000 of them at
+        # n = 100,000 defeat both within their limits) where the colourings of
+        # check_feasibility still succeed, in a second; their labelling ignores the cost, so
+        # a descent that keeps feasibility brings it near the data.
+        report = check_feasibility(problem.constraints, k)
+        report.raise_if_infeasible()
+        if report.labels is None:
+            # Algorithm 1 needs the value of a feasible solution for its step; without one
+            # the multipliers would become NaN.
+            raise ClusteringDeadEndError(
+                f"No clustering satisfying the constraints was found to start the subgradient method "
+                f"(COP-kmeans: {cop_message}; Algorithm 2: {repaired.message}; the colourings of "
+                f"check_feasibility: {report.reason}). The constraints may be infeasible; raise "
+                "time_limit or review the cannot-links."
+            )
+        logger.info("COP-kmeans and Algorithm 2 found no start; descending from a colouring of the cannot-links")
+        labels = Repairer(problem.closure).descend(report.labels, unconstrained_cost,
+                                                   deadline=Deadline(deadline.budget(10.0)))
+        candidates.append((cost_of(labels), labels))
     value, labels = min(candidates, key=lambda pair: pair[0])
     return float(value), labels
 
 
-def _unconstrained_kmeans(X: np.ndarray, k: int, rng):
+def _unconstrained_kmeans(X: np.ndarray, k: int, rng, deadline: Deadline):
     """Best of 10 k-means++ runs without constraints: the lower-bound oracles' first solution."""
     from ccopt.cluster._kmeans import KMeans
-    from ccopt.status import Status
 
     with warnings.catch_warnings():
         # Fewer distinct points than k leave clusters empty; the routes handle that, and the
         # warning would name a KMeans fit the user never asked for.
         warnings.filterwarnings("ignore", message="KMeans ended with", category=ConvergenceWarning)
         # No bar of its own either: impact_scores draws one (or none, with progress=False).
-        km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1)), progress=False).fit(X)
+        km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1)), progress=False,
+                    time_limit=_positive_or_none(deadline.remaining())).fit(X)
     if km.status_ is Status.INTERRUPTED:
         # KMeans keeps its best run on Ctrl-C and returns; the scoring has no result yet, so
         # the interrupt must stop it rather than be spent on this preparatory step.
         raise KeyboardInterrupt
+    if deadline.expired():
+        raise _SetupOutOfTime("the unconstrained k-means")
     return km
+
+
+def _positive_or_none(seconds: float | None) -> float | None:
+    return None if seconds is None else max(seconds, 1e-9)
 
 
 def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
     from ccopt.metrics import wcss
 
     X, k = problem.X, problem.n_clusters
-    km = _unconstrained_kmeans(X, k, rng)
+    km = _unconstrained_kmeans(X, k, rng, deadline)
     initial_upper, initial_labels = _feasible_start(
         problem, rng, deadline, lambda labels: wcss(X, labels), km.labels_, squared_distances(X, km.cluster_centers_)
     )
@@ -540,19 +593,33 @@ def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, re
     return _Route(oracle, initial_upper, initial_labels, upper_bound, operator)
 
 
-def pairwise_distances_checked(X: np.ndarray) -> np.ndarray:
-    """Euclidean distance matrix, refusing past the memory bound with a clear message."""
+def pairwise_distances_checked(X: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+    """Euclidean distance matrix, refusing past the memory bound with a clear message.
+
+    Computed in blocks of rows (each entry as ``cdist(X, X)`` gives it), so that a deadline
+    can stop it: at 20,000 objects it alone took 5-17 s, longer than a 5-s limit.
+    """
     from scipy.spatial.distance import cdist
 
-    check_dense_memory((X.shape[0], X.shape[0]), what="k-medoids distance matrix")
-    return cdist(X, X)
+    n = X.shape[0]
+    check_dense_memory((n, n), what="k-medoids distance matrix")
+    distances = np.empty((n, n))
+    rows = max(1, 2**22 // max(n, 1))  # 32 MiB a block
+    for start in range(0, n, rows):
+        if deadline is not None and deadline.expired():
+            raise _SetupOutOfTime(f"the distance matrix ({start} of {n} rows)")
+        cdist(X[start:start + rows], X, out=distances[start:start + rows])
+    return distances
 
 
 def _kmedoids_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:
     X, k = problem.X, problem.n_clusters
-    distances = pairwise_distances_checked(X)
+    if setting.method == "lagrangian":
+        # Before the distance matrix: refused at once, not after k-means and the start.
+        check_lagrangian_memory(problem.n_samples, k, problem.constraints.n_cl, problem.constraints.n_ml)
+    distances = pairwise_distances_checked(X, deadline)
     finder = MedoidFinder(distances)
-    km_labels = _unconstrained_kmeans(X, k, rng).labels_
+    km_labels = _unconstrained_kmeans(X, k, rng, deadline).labels_
     medoids = finder.medoids_and_cost(km_labels)[0]
     if medoids.size < k:
         # k-means leaves clusters empty when there are fewer distinct points than k; the

@@ -2,6 +2,7 @@
 the scores with the given rows, limits, errors, infeasible sets and degenerate data."""
 
 import dataclasses
+import time
 import warnings
 from contextlib import nullcontext
 
@@ -196,6 +197,50 @@ def test_time_limit_returns_the_best_so_far_with_status_time_limit():
     assert res.status == Status.TIME_LIMIT
     assert res.seconds < 5.0  # generous margin on a loaded machine
     assert np.all(res.scores <= 0)
+
+
+def test_a_limit_spent_on_the_distance_matrix_stops_it_and_returns_no_scores(monkeypatch):
+    import scipy.spatial.distance
+
+    blocks = []
+    cdist_ = scipy.spatial.distance.cdist
+
+    def slow_cdist(XA, XB, *args, **kwargs):
+        blocks.append(len(XA))
+        time.sleep(0.3)
+        return cdist_(XA, XB, *args, **kwargs)
+
+    monkeypatch.setattr(scipy.spatial.distance, "cdist", slow_cdist)
+    X = _points(3000)  # three blocks of rows
+    with pytest.warns(ccopt.ConvergenceWarning, match="status time_limit after 0 iteration"):
+        res = ccopt.impact_scores(X, 3, ml=[(0, 1)], cl=[(2, 3)], criterion="kmedoids", time_limit=0.2,
+                                  random_state=0, progress=False)
+    assert len(blocks) == 1  # stopped at the next block, not after the matrix and an iteration
+    assert res.status == Status.TIME_LIMIT and res.n_iter == 0 and not res.scored
+    assert res.labels is None and res.lower_bound == -np.inf and res.upper_bound == np.inf
+    np.testing.assert_array_equal(res.scores, [0.0, 0.0])
+
+
+def test_a_limit_spent_before_the_first_iteration_returns_the_feasible_start(monkeypatch):
+    start = ccopt.lagrange.api._feasible_start
+
+    def slow_start(*args, **kwargs):
+        found = start(*args, **kwargs)
+        time.sleep(0.4)
+        return found
+
+    monkeypatch.setattr(ccopt.lagrange.api, "_feasible_start", slow_start)
+    oracle_calls = []
+    monkeypatch.setattr(ccopt.lagrange.api.MSSCLloydOracle, "solve", lambda *a: oracle_calls.append(a))
+    cons = Constraints.from_pairs([(0, 1)], [(2, 3)], n_samples=60)
+    with pytest.warns(ccopt.ConvergenceWarning, match="status time_limit after 0 iteration"):
+        res = ccopt.impact_scores(_points(60), 3, constraints=cons, criterion="mssc", time_limit=0.3,
+                                  random_state=0, progress=False)
+    assert not oracle_calls
+    assert res.status == Status.TIME_LIMIT and res.n_iter == 0 and len(res.history) == 0
+    assert cons.violations(res.labels).total == 0 and np.unique(res.labels).size == 3
+    assert res.upper_bound == pytest.approx(wcss(_points(60), res.labels))
+    assert res.lower_bound == -np.inf
 
 
 def test_repairs_in_the_loop_stay_within_the_overall_time_limit(monkeypatch):

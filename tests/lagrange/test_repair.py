@@ -2,6 +2,7 @@
 enumeration), conflict counting, the search's limits and what its report says."""
 
 import time
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from ccopt import Constraints
 from ccopt._timing import Deadline
 from ccopt.exceptions import InfeasibleConstraintsError
+from ccopt.lagrange import repair as repair_module
 from ccopt.lagrange.repair import Repairer, repair_labels
 
 from ._brute import all_partitions, feasible
@@ -266,3 +268,117 @@ def test_an_already_feasible_labelling_comes_back_unchanged_through_a_repairer()
     result = Repairer(cons.closure)(labels, cost, np.random.default_rng(0))
     assert result.feasible and result.n_moves == 0 and result.message == ""
     np.testing.assert_array_equal(result.labels, labels)
+
+
+# ----------------------------------------------------------------------------- the fast first path, the greedy completion, the descent
+
+
+@st.composite
+def cannot_link_graphs(draw):
+    n = draw(st.integers(2, 40))
+    k = draw(st.integers(2, 4))
+    pair = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda p: p[0] != p[1])
+    cl = draw(st.lists(pair, min_size=1, max_size=3 * n, unique_by=lambda p: tuple(sorted(p))))
+    return n, k, cl, draw(st.integers(0, 2**16))
+
+
+@settings(max_examples=150, deadline=None)
+@given(cannot_link_graphs())
+def test_the_heap_first_path_gives_the_search_s_own_result(instance):
+    # The fast first path replaces the search's first descent, which chose each vertex by a
+    # scan of all of them: whatever the search returned before, it returns now.
+    n, k, cl, seed = instance
+    rng = np.random.default_rng(seed)
+    adjacency = Repairer(Constraints.from_pairs(cl=cl, n_samples=n).closure).adjacency
+    start, member_cost = rng.integers(0, k, n), rng.integers(0, 3, (n, k)).astype(float)  # ties included
+    args = (start, member_cost, k, adjacency.indptr, adjacency.indices, 10_000, None)
+    fast = repair_module._backtrack_colouring(*args)
+    with mock.patch.object(repair_module, "_greedy_dive", return_value=None):
+        scanned = repair_module._backtrack_colouring(*args)
+    assert fast[1] == scanned[1]
+    if scanned[0] is None:
+        assert fast[0] is None
+    else:
+        np.testing.assert_array_equal(fast[0], scanned[0])
+
+
+def test_small_partners_move_out_of_the_way_of_a_large_must_link_group():
+    # Group {0..3} is cannot-linked to 4, 5 and 6, one in each cluster: it has no free cluster.
+    # Object 4, in its cluster, has two; the completion moves 4 to the cheaper one, with no
+    # random move and no backtracking search.
+    cons = Constraints.from_pairs(ml=[(0, 1), (1, 2), (2, 3)], cl=[(0, 4), (1, 5), (2, 6)], n_samples=7)
+    cost = np.zeros((7, 3))
+    cost[4] = [0.0, 2.0, 1.0]
+    start = np.array([0, 0, 0, 0, 0, 1, 2])
+    with mock.patch.object(repair_module, "_backtrack_colouring", side_effect=AssertionError("search ran")):
+        result = repair_labels(start, cost, cons.closure, np.random.default_rng(0), max_moves=0)
+    assert result.feasible and result.message == ""
+    np.testing.assert_array_equal(result.labels, [0, 0, 0, 0, 2, 1, 2])
+
+
+def test_the_completion_hands_over_to_the_search_when_it_is_stuck():
+    # A triangle with a pendant, all in one cluster, k = 3: the completion alone separates them.
+    cons = Constraints.from_pairs(cl=[(0, 1), (1, 2), (0, 2), (0, 3)], n_samples=4)
+    with mock.patch.object(repair_module, "_backtrack_colouring", side_effect=AssertionError("search ran")):
+        result = repair_labels(np.zeros(4, dtype=int), np.zeros((4, 3)), cons.closure, np.random.default_rng(0),
+                               max_moves=0)
+    assert result.feasible and cons.violations(result.labels).total == 0
+    # K4 less one edge, k = 3, objects 0 and 1 together: each of them has a partner in every
+    # cluster, so the completion is stuck and the complete search must (and does) decide.
+    cons = Constraints.from_pairs(cl=[(0, 1), (0, 2), (1, 2), (0, 3), (1, 3)], n_samples=4)
+    returned = []
+    complete = repair_module._complete_greedily
+
+    def recording(*args):
+        returned.append(complete(*args))
+        return returned[-1]
+
+    with mock.patch.object(repair_module, "_complete_greedily", recording):
+        result = repair_labels(np.array([0, 0, 1, 2]), np.zeros((4, 3)), cons.closure, np.random.default_rng(0),
+                               max_moves=0)
+    assert returned == [False]
+    assert result.feasible and cons.violations(result.labels).total == 0
+
+
+def _cost_of(labels, cost):
+    return cost[np.arange(labels.size), labels].sum()
+
+
+@settings(max_examples=80, deadline=None)
+@given(feasible_instances())
+def test_the_descent_keeps_feasibility_and_ends_where_no_single_move_gains(instance):
+    k, cons, start, rng = instance
+    cost = rng.random((start.size, k))
+    feasible_start = repair_labels(start, cost, cons.closure, rng).labels
+    repairer = Repairer(cons.closure)
+    descended = repairer.descend(feasible_start, cost)
+    assert cons.violations(descended).total == 0
+    assert np.unique(descended).size == k
+    assert _cost_of(descended, cost) <= _cost_of(feasible_start, cost) + 1e-12
+    # A local optimum: no super-instance gains by moving alone to a cluster without its
+    # cannot-link partners, unless the move would empty its cluster.
+    closure = cons.closure
+    for s in range(closure.n_super):
+        members = closure.members(s)
+        here = descended[members[0]]
+        if np.count_nonzero(descended == here) == members.size:
+            continue
+        partners = repairer.adjacency.indices[repairer.adjacency.indptr[s]:repairer.adjacency.indptr[s + 1]]
+        blocked = {descended[closure.members(int(p))[0]] for p in partners}
+        member_cost = cost[members].sum(axis=0)
+        for c in set(range(k)) - blocked - {here}:
+            assert member_cost[c] >= member_cost[here] - 1e-9 * max(1.0, abs(member_cost[here]))
+
+
+def test_the_descent_brings_a_poor_colouring_to_the_cheap_clusters():
+    # Every object has one free cluster (cost 0), and the labelling of all those clusters is
+    # feasible: the descent must reach it from a colouring that puts each object elsewhere,
+    # moving 0 only after 1 has left its cluster and 4 has joined 0's, so that no cluster
+    # empties on the way.
+    cons = Constraints.from_pairs(cl=[(0, 1)], n_samples=6)
+    cheapest = np.array([0, 1, 0, 1, 2, 0])
+    cost = np.full((6, 3), 5.0)
+    cost[np.arange(6), cheapest] = 0.0
+    colouring = np.array([2, 0, 1, 2, 0, 1])
+    descended = Repairer(cons.closure).descend(colouring, cost)
+    np.testing.assert_array_equal(descended, cheapest)
