@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--exact-sizes", dest="size_assignment", action="store_const", const="exact",
                          help="meet the --sizes exactly (kmeans-s): assign the objects by a transportation "
                               "problem with the targets as capacities instead of to the nearest centroid "
-                              "(ccopt's extension of the paper; an n x n matrix per step)")
+                              "(ccopt's extension of the paper; solved exactly with O(n k) memory)")
     cluster.add_argument("--out", metavar="labels.csv", help="write the labels as CSV (index,label)")
     cluster.add_argument("--plot", metavar="fig.png", help="draw the clusters and constraints" + _FIGURE_HELP)
     cluster.add_argument("--predict", metavar="NEW.csv",

@@ -78,7 +78,9 @@ Readings chosen where the extracted text is ambiguous or garbled
 The paper's KmeansS does *not* make the cluster sizes equal the targets: its assignment is
 still nearest-centroid, the size terms only move the centroids. ``size_assignment="exact"``
 (a ccopt extension) replaces that assignment by a transportation problem with the aligned
-targets as capacities, so the sizes are met exactly.
+targets as capacities, so the sizes are met exactly. It is solved exactly, in integers and
+in O(n k) memory, by dual prices and successive shortest paths on the k clusters
+(``ccopt.cluster._transport``), each step starting from the previous step's prices.
 """
 
 from __future__ import annotations
@@ -88,7 +90,6 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
 from ccopt._sparse import membership
@@ -104,6 +105,7 @@ from ccopt.cluster._kmeans import (
 )
 from ccopt.cluster._ml_kmeans import _best_run
 from ccopt.cluster._pckmeans import _PCKModel
+from ccopt.cluster._transport import EXACT_WORK_ARRAYS, AssignmentStopped, assign_exact_sizes
 from ccopt.config import check_dense_memory
 from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.problem import ClusteringProblem
@@ -266,21 +268,6 @@ def _centroid_rule(X: np.ndarray, labels: np.ndarray, centers: np.ndarray, terms
     return new
 
 
-def _assign_exact_sizes(sq_dist: np.ndarray, capacities: np.ndarray) -> np.ndarray:
-    """Cheapest labelling with exactly ``capacities[h]`` objects in cluster ``h``.
-
-    The transportation problem is solved as an assignment of the objects to ``n`` slots,
-    ``capacities[h]`` of them per cluster (exact; needs an ``n x n`` cost matrix).
-    """
-    n, k = sq_dist.shape
-    check_dense_memory((n, n), what="exact size assignment cost matrix")
-    slot_cluster = np.repeat(np.arange(k), capacities)
-    rows, cols = linear_sum_assignment(sq_dist[:, slot_cluster])
-    labels = np.empty(n, dtype=np.int64)
-    labels[rows] = slot_cluster[cols]
-    return labels
-
-
 # ---------------------------------------------------------------------------- runs
 @dataclass
 class _Run:
@@ -304,7 +291,7 @@ def _kmeans_s_run(X, centers, sorted_targets, *, alpha, beta, gamma, filter_refi
         # The filter caught a Ctrl-C and kept its labelling: answer from its centroids at once.
         interrupted = filtered.status is Status.INTERRUPTED
     rows = np.arange(X.shape[0])
-    previous = state = None
+    previous = state = prices = None
     history: list = []
     status = Status.ITERATION_LIMIT
     n_iter = 0
@@ -318,7 +305,16 @@ def _kmeans_s_run(X, centers, sorted_targets, *, alpha, beta, gamma, filter_refi
                 # this size-constrained Lloyd (cost never increases).
                 basis = labels if previous is None else previous
                 counts = np.bincount(basis, minlength=centers.shape[0])
-                labels = _assign_exact_sizes(sq_dist, _align(counts, sorted_targets))
+                try:
+                    # The first assignment runs to the end whatever the clock says: without
+                    # it the run has no labelling that meets the sizes. A later one cut
+                    # short leaves the previous step's labelling, the best so far.
+                    labels, prices = assign_exact_sizes(
+                        sq_dist, _align(counts, sorted_targets), prices,
+                        stop=None if previous is None else deadline.expired)
+                except AssignmentStopped:
+                    status = Status.TIME_LIMIT
+                    break
             terms = _size_terms(X, labels, centers, sq_dist, sorted_targets)
             objective = float(sq_dist[rows, labels].sum()) + terms.penalty(alpha, beta, gamma)
             state = (labels, centers, objective, terms)
@@ -496,7 +492,10 @@ class KMeansS(_SizeConstrainedBase):
     The sizes are *not* enforced: the result's sizes approach the targets but need not equal
     them. ``size_assignment="exact"`` (ccopt's extension, not in the paper) assigns by a
     transportation problem with the aligned targets as capacities, so the sizes equal the
-    targets (up to which cluster gets which); it needs an ``n x n`` matrix per step.
+    targets (up to which cluster gets which). Each step solves it exactly in O(n k) memory,
+    from the previous step's dual prices (``ccopt.cluster._transport``); the first
+    assignment of a run always runs to the end, a later one that ``time_limit`` cuts short
+    leaves the previous step's labelling and status ``time_limit``.
 
     KMeansS uses only the size constraint; passing pairwise constraints is an error (use
     :class:`PCS`).
@@ -549,7 +548,8 @@ class KMeansS(_SizeConstrainedBase):
         Missing or bad ``sizes`` (wrong length, not positive integers, not adding up to
         ``n_samples``), pairwise constraints given, or another parameter out of range.
     MemoryBudgetError
-        ``size_assignment="exact"`` on more objects than the dense-memory bound allows.
+        ``size_assignment="exact"`` when its work arrays (a few of shape
+        ``(n_samples, n_clusters)``) exceed the dense-memory bound.
 
     Examples
     --------
@@ -588,6 +588,10 @@ class KMeansS(_SizeConstrainedBase):
             )
         self._check_common(problem)
         self._exact = check_choice(self.size_assignment, "size_assignment", ("nearest", "exact")) == "exact"
+        if self._exact:
+            # Once per fit: every assignment of every run needs arrays of the same size.
+            check_dense_memory((EXACT_WORK_ARRAYS, problem.n_samples, problem.n_clusters),
+                               what="exact size assignment's work arrays")
 
     def _one_run(self, problem, model, start, rng, deadline, bar):
         return _kmeans_s_run(problem.X, start, np.sort(self._sizes), alpha=self._alpha,

@@ -16,12 +16,12 @@ from ccopt.cluster._pcs import (
     PCS,
     KMeansS,
     _align,
-    _assign_exact_sizes,
     _centroid_rule,
     _size_terms,
     kmeans_s,
     pcs,
 )
+from ccopt.cluster._transport import assign_exact_sizes
 from ccopt.constraints import Constraints
 from ccopt.exceptions import ClusteringDeadEndError, InvalidParameterError
 from ccopt.status import Status
@@ -183,7 +183,7 @@ def test_exact_assignment_is_the_cheapest_labelling_with_those_sizes():
     centers = rng.normal(size=(3, 2))
     sq = ((X[:, None, :] - centers[None]) ** 2).sum(axis=2)
     capacities = np.array([3, 1, 3])
-    labels = _assign_exact_sizes(sq, capacities)
+    labels, _ = assign_exact_sizes(sq, capacities)
     assert np.bincount(labels, minlength=3).tolist() == capacities.tolist()
     best = min(sq[np.arange(7), list(lab)].sum() for lab in itertools.product(range(3), repeat=7)
                if np.bincount(lab, minlength=3).tolist() == capacities.tolist())

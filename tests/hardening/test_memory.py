@@ -67,8 +67,6 @@ DENSE = {
     "build_mssc_model[fractional]": lambda X, k, c: build_mssc_model(ClusteringProblem.create(X, k, c),
                                                                      form="fractional"),
     "kmedoids_objective": lambda X, k, c: kmedoids_objective(X, np.zeros(X.shape[0], dtype=int)),
-    "KMeansS[exact]": lambda X, k, c: ccopt.cluster.KMeansS(k, sizes=[20, 20, 20], size_assignment="exact",
-                                                            progress=False).fit(X),
 }
 
 
@@ -96,6 +94,8 @@ SPARSE = {
     "BHKMeans": lambda X, k, c: ccopt.cluster.BHKMeans(k, max_iter=10, random_state=0).fit(X, constraints=c),
     "PCS": lambda X, k, c: ccopt.cluster.PCS(k, sizes=_sizes(X.shape[0], k), random_state=0,
                                              progress=False).fit(X, constraints=c),
+    "KMeansS[exact]": lambda X, k, c: ccopt.cluster.KMeansS(k, sizes=_sizes(X.shape[0], k), size_assignment="exact",
+                                                            random_state=0, progress=False).fit(X),
     "MLKMeans": lambda X, k, c: ccopt.cluster.MLKMeans(k, random_state=0).fit(X, constraints=c.subset(c.ml_mask)),
     "build_mssc_model[convex]": lambda X, k, c: build_mssc_model(ClusteringProblem.create(X, k, c)),
 }
