@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -10,7 +11,7 @@ from tqdm.auto import tqdm
 from ccopt._validation import _show
 from ccopt.exceptions import InvalidParameterError
 
-__all__ = ["DRAW_AFTER", "check_progress", "progress_bar"]
+__all__ = ["DRAW_AFTER", "check_progress", "progress_bar", "show_phase"]
 
 # Seconds a loop runs before its bar is drawn on a terminal: every estimator shows progress by
 # default, and most fits end long before a bar would be read.
@@ -75,3 +76,25 @@ def progress_bar(total: int | None, *, enabled: bool | str = True, desc: str = "
         disable = True
     return tqdm(total=total, desc=desc, unit=unit, disable=disable, leave=False, dynamic_ncols=True,
                 delay=delay)
+
+
+def show_phase(bar, description: str) -> None:
+    """Show what a long step is doing, as the bar's postfix.
+
+    A step of a loop can take minutes (one BH-kmeans assignment step at 100,000 objects),
+    during which the count does not move. The postfix is drawn at once when the bar is due
+    (``"always"``, or past its ``DRAW_AFTER`` delay), so that a bar still at 0 says where
+    the time goes; before the delay it waits for the next drawing, as the count does.
+
+    Parameters
+    ----------
+    bar : tqdm
+        A bar from :func:`progress_bar` (a disabled one ignores the call).
+    description : str
+        A few words (``"step 3: local search"``).
+    """
+    if bar.disable:
+        return
+    bar.set_postfix_str(description, refresh=False)
+    if time.time() >= bar.start_t + bar.delay:
+        bar.refresh()

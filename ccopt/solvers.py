@@ -53,14 +53,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import json
 import logging
 import math
+import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
@@ -677,6 +683,15 @@ _HIGHS_PRIMAL_FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
 # A MIP with at least this share of its columns fixed by their bounds is solved without them
 # (ccopt._reduction): HiGHS's own presolve takes seconds to remove them from a large matrix.
 _REDUCE_FIXED_SHARE = 0.5
+# A MIP run in a child process (HighsMatrixSolver's isolate_from) that has not returned this
+# long after its time limit is stopped. Waiting longer buys little: the child has reported
+# every improving solution, which is what HiGHS returns on its own limit (only the dual bound
+# is lost); HiGHS overran a 9.8-s limit by 2.3 s in presolve and the root LP at 100,000 objects.
+_CHILD_GRACE_SECONDS = 1.0
+_CHILD_GRACE_SHARE = 0.02
+_CHILD_GRACE_MAX = 3.0
+# Run by path, so that the child does not import the ccopt package (see the file).
+_HIGHS_CHILD = str(Path(__file__).with_name("_highs_child.py"))
 
 
 def _require(result: SolveResult, require_solution: bool) -> SolveResult:
@@ -791,6 +806,14 @@ class HighsMatrixSolver:
         overridden per call); ``threads`` is set once; ``extra`` holds HiGHS option names.
     name : str, default="highs_matrix"
         Reported as :attr:`SolveResult.solver`.
+    isolate_from : int or None, default=None
+        A MIP solve with a time limit and at least this many integer columns left free by
+        their bounds (after the fixed-column reduction) runs in a child process, stopped
+        when it has not returned shortly after its limit (its best solution so far is kept).
+        HiGHS 1.16 does not check its time limit inside the central-rounding heuristic of
+        the root node, which ran for 300 s on a MIP of 123,000 binaries (BH-kmeans' program
+        P at 100,000 objects) whose limit was 60 s; only a process can be stopped there.
+        The child costs a few tenths of a second per solve. None: never.
 
     Raises
     ------
@@ -804,7 +827,7 @@ class HighsMatrixSolver:
 
     def __init__(self, cost, A, row_lower, row_upper, col_lower, col_upper, *, integrality=None,
                  offset: float = 0.0, maximize: bool = False, options: SolverOptions | None = None,
-                 name: str = MATRIX_SOLVER):
+                 name: str = MATRIX_SOLVER, isolate_from: int | None = None):
         _highspy()  # raises SolverNotAvailableError first
         if options is not None and not isinstance(options, SolverOptions):
             raise InvalidParameterError(_options_type_message(options))
@@ -828,6 +851,7 @@ class HighsMatrixSolver:
         _check_highs_options(self.options.extra)
         _check_given_once(MATRIX_SOLVER, self.options)
         self.name = name
+        self.isolate_from = None if isolate_from is None else check_positive_int(isolate_from, "isolate_from")
         self.n_rows, self.n_cols = n_rows, n_cols
         self.is_mip = bool(integer.any())
         self._maximize = bool(maximize)
@@ -1091,6 +1115,8 @@ class HighsMatrixSolver:
             timing["reduce"] = time.perf_counter() - start
         if time_limit is not None:  # the reduction counts against the limit
             time_limit = max(time_limit - (time.perf_counter() - start), 1e-3)
+        if self._isolated(reduction, time_limit):
+            return _require(self._solve_in_child(reduction, time_limit, start, timing), require_solution)
         self._configure(h, time_limit)
         if self._start is not None:
             self._offer_start(h, reduction)
@@ -1177,6 +1203,72 @@ class HighsMatrixSolver:
         solution.value_valid = True
         h.setSolution(solution)
 
+    def _isolated(self, reduction: Reduction | None, time_limit: float | None) -> bool:
+        """Whether this solve runs in a child process (``isolate_from``)."""
+        if self.isolate_from is None or not self.is_mip or time_limit is None:
+            return False
+        free = self._integer & (self._col_lower < self._col_upper)
+        if reduction is not None:
+            free = free[reduction.keep_cols]
+        return int(free.sum()) >= self.isolate_from
+
+    def _solve_in_child(self, reduction: Reduction | None, time_limit: float, start: float,
+                        timing: dict) -> SolveResult:
+        """Solve the MIP in a child process, killed when it has not returned a grace period
+        (``_CHILD_GRACE_*``) after ``time_limit``.
+
+        The child streams every improving solution to a file, so a killed run still returns
+        the best solution HiGHS had, as a run stopped by its own limit does (without a bound).
+        """
+        keep = slice(None) if reduction is None else reduction.keep_cols
+        program = {
+            "A": self._A if reduction is None else reduction.A,
+            "cost": self._cost[keep], "col_lower": self._col_lower[keep], "col_upper": self._col_upper[keep],
+            "row_lower": self._row_lower if reduction is None else reduction.row_lower,
+            "row_upper": self._row_upper if reduction is None else reduction.row_upper,
+            "integer": self._integer[keep],
+        }
+        offset = self._offset if reduction is None else reduction.offset
+        offered, self._start = self._start, None
+        grace = min(_CHILD_GRACE_SECONDS + _CHILD_GRACE_SHARE * time_limit, _CHILD_GRACE_MAX)
+        run_start = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="ccopt-highs-") as folder:
+            out = _run_highs_child(folder, program, offset, self._maximize, self.options, time_limit,
+                                   None if offered is None else offered[keep], grace)
+        timing["solve"] = time.perf_counter() - run_start
+        col_value = out.get("col_value")
+        if out["termination"] == "killed" and col_value is None and offered is not None \
+                and self._feasible(offered):
+            # HiGHS takes a feasible start as its incumbent without reporting it as improving.
+            col_value = offered[keep]
+        if out["termination"] == "killed":
+            logging.getLogger(__name__).info(
+                "%s: HiGHS had not returned %.1f s after its %.1f-s limit; its process was stopped "
+                "(best solution kept: %s)", self.name, grace, time_limit, col_value is not None)
+            status, bound = Status.TIME_LIMIT, None
+        else:
+            status = _HIGHS_STATUS.get(out["termination"], Status.ERROR)
+            solved_mip = reduction is None or bool(program["integer"].any())
+            bound = (None if status is Status.INFEASIBLE or not solved_mip
+                     else _finite(out["bound"]))
+            if col_value is not None and status is Status.ERROR:
+                status = Status.FEASIBLE
+        objective = None
+        self._solution = None
+        if col_value is not None:
+            full = col_value if reduction is None else reduction.expand(col_value)
+            self._solution = {"col_value": full, "row_value": self._A @ full}
+            objective = float(self._cost @ full + self._offset)
+        return SolveResult(status, objective, bound, time.perf_counter() - start, self.name,
+                           out["termination"], col_value is not None, timing)
+
+    def _feasible(self, col_value: np.ndarray, tol: float = 1e-6) -> bool:
+        """Whether ``col_value`` satisfies the bounds, the rows and the integrality (within ``tol``)."""
+        rows = self._A @ col_value
+        return bool((col_value >= self._col_lower - tol).all() and (col_value <= self._col_upper + tol).all()
+                    and (rows >= self._row_lower - tol).all() and (rows <= self._row_upper + tol).all()
+                    and (np.abs(col_value[self._integer] - np.round(col_value[self._integer])) <= tol).all())
+
     def _configure(self, h, time_limit: float | None) -> None:
         defaults = _highs_defaults()
         h.setOptionValue("output_flag", bool(self.options.tee))
@@ -1236,6 +1328,53 @@ class HighsMatrixSolver:
         if self.is_mip:
             raise SolverError("A mixed-integer program has no reduced costs; relax it to an LP first.")
         return self._values("col_dual")
+
+
+def _run_highs_child(folder: str, program: dict, offset: float, maximize: bool, options: SolverOptions,
+                     time_limit: float, start: np.ndarray | None, grace: float) -> dict:
+    """Run ``ccopt/_highs_child.py`` on ``program`` in ``folder``; kill it ``grace`` after the limit.
+
+    Returns ``{"termination": ..., "col_value": ndarray or absent, "bound": float}``;
+    ``termination`` is ``"killed"`` when the child was stopped, and ``col_value`` then holds
+    the last improving solution it reported, if any.
+    """
+    A = sp.csc_array(program["A"])
+    arrays = {"shape": np.array(A.shape), "indptr": A.indptr.astype(np.int32),
+              "indices": A.indices.astype(np.int32), "data": A.data,
+              **{key: program[key] for key in ("cost", "col_lower", "col_upper", "row_lower", "row_upper",
+                                                "integer")}}
+    if start is not None:
+        arrays["start"] = start
+    np.savez(f"{folder}/program.npz", **arrays)
+    deadline = time.time() + time_limit  # the wall clock: the child's perf_counter is its own
+    with open(f"{folder}/options.json", "w") as handle:
+        json.dump({"tee": bool(options.tee), "threads": options.threads, "mip_gap": options.mip_gap,
+                   "extra": options.extra, "offset": float(offset), "maximize": bool(maximize),
+                   "deadline": deadline}, handle)
+    with open(f"{folder}/stderr.txt", "wb") as errors:
+        child = subprocess.Popen([sys.executable, _HIGHS_CHILD, folder], stdin=subprocess.DEVNULL,
+                                 stdout=None if options.tee else subprocess.DEVNULL, stderr=errors)
+        try:
+            child.wait(timeout=max(deadline + grace - time.time(), 0.0))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            incumbent = f"{folder}/incumbent.npy"
+            found = {"col_value": np.load(incumbent)} if os.path.exists(incumbent) else {}
+            return {"termination": "killed", "bound": None, **found}
+        except KeyboardInterrupt:
+            child.kill()
+            child.wait()
+            raise
+    if child.returncode != 0 or not os.path.exists(f"{folder}/termination.txt"):
+        with open(f"{folder}/stderr.txt", errors="replace") as handle:
+            tail = handle.read()[-2000:]
+        raise SolverError(f"The HiGHS child process failed (exit code {child.returncode}): {tail}")
+    result = np.load(f"{folder}/result.npz")
+    with open(f"{folder}/termination.txt") as handle:
+        termination = handle.read()
+    found = {"col_value": result["col_value"]} if bool(result["feasible"]) else {}
+    return {"termination": termination, "bound": float(result["bound"]), **found}
 
 
 def _linear_terms(expr, terms: list, scale: float = 1.0, varying: list | None = None) -> float | None:

@@ -11,6 +11,10 @@ from optimal, and a solve that returns one steers every later BH-kmeans step.
   units of one soft must-link component that share a cluster. Moving a block keeps the
   must-links inside it satisfied, which no single-unit move can do once a must-link chain
   sits in the wrong cluster (a unit leaving its chain pays for every link it breaks).
+* Both searches take an ``end`` (``time.perf_counter`` time): they stop there, between two
+  nodes, with the labelling reached so far (every move kept it feasible and lowered (1)).
+  At ``n = 100,000`` objects with 100,000 constraints one search ran for about 30 s without
+  it, after the solver had used up the time limit.
 * :func:`greedy_by_components` builds an assignment from scratch, as COP-kmeans does on
   super-instances: soft must-link components, largest first, each into the cluster where
   its distances plus the penalties of the cannot-links to components already placed are
@@ -26,6 +30,7 @@ measurement) 11,907 (398) against 5,811 (1).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +41,16 @@ from ccopt._sparse import membership
 
 __all__ = ["MoveGraph", "greedy_by_components", "improve", "membership", "must_link_components",
            "single_moves", "symmetric_weights"]
+
+
+# Nodes visited between two readings of the clock in single_moves: a visit took about 10 us
+# (50,000 nodes, k = 10), so the search stops within a few milliseconds of its end.
+_CLOCK_EVERY = 128
+
+
+def _past(end: float | None) -> bool:
+    """Whether the ``perf_counter`` time ``end`` has passed (never, for None)."""
+    return end is not None and time.perf_counter() >= end
 
 
 def symmetric_weights(pairs: np.ndarray, n_nodes: int, weights: np.ndarray | None = None) -> sp.csr_matrix:
@@ -129,8 +144,8 @@ def must_link_components(graph: MoveGraph) -> np.ndarray:
 
 
 def single_moves(graph: MoveGraph, labels: np.ndarray, cost: np.ndarray, penalty_coef: float,
-                 max_sweeps: int = 50) -> np.ndarray:
-    """Move single nodes to their best cluster until no move lowers (1).
+                 max_sweeps: int = 50, end: float | None = None) -> np.ndarray:
+    """Move single nodes to their best cluster until no move lowers (1), or until ``end``.
 
     Parameters
     ----------
@@ -142,11 +157,15 @@ def single_moves(graph: MoveGraph, labels: np.ndarray, cost: np.ndarray, penalty
     penalty_coef : float
         ``M p``: the price of one unit of violated soft weight.
     max_sweeps : int, default=50
+    end : float or None, default=None
+        ``time.perf_counter()`` time at which to stop, between two nodes (None: no limit).
 
     Returns
     -------
     ndarray of int64, shape (n_nodes,)
-        Deterministic (nodes in increasing order): the same input gives the same output.
+        Deterministic (nodes in increasing order): the same input gives the same output
+        when ``end`` is not reached. Stopped at ``end``, the labelling reached so far, which
+        is feasible for P and no worse than ``labels``.
     """
     k = graph.n_clusters
     labels = labels.copy()
@@ -160,7 +179,9 @@ def single_moves(graph: MoveGraph, labels: np.ndarray, cost: np.ndarray, penalty
     movable = np.flatnonzero(graph.movable).tolist()
     for _ in range(max_sweeps):
         moved = 0
-        for u in movable:
+        for visited, u in enumerate(movable):
+            if visited % _CLOCK_EVERY == 0 and _past(end):
+                return labels
             here = labels[u]
             if counts[here] == 1 or loads[here] - sizes[u] < min_size:
                 continue
@@ -187,26 +208,29 @@ def single_moves(graph: MoveGraph, labels: np.ndarray, cost: np.ndarray, penalty
 
 
 def improve(graph: MoveGraph, components: np.ndarray, labels: np.ndarray, cost: np.ndarray,
-            penalty_coef: float, max_rounds: int = 20) -> np.ndarray:
+            penalty_coef: float, max_rounds: int = 20, end: float | None = None) -> np.ndarray:
     """Alternate single-node moves and block moves until neither changes the labelling.
 
     ``components`` are the soft must-link components of the nodes
     (:func:`must_link_components`). The objective never rises and feasibility for P is
-    kept (every move is a :func:`single_moves` move of a node or of a block).
+    kept (every move is a :func:`single_moves` move of a node or of a block), also when
+    the search stops at ``end`` (``time.perf_counter()`` time; None: no limit).
     """
-    labels = single_moves(graph, labels, cost, penalty_coef)
+    labels = single_moves(graph, labels, cost, penalty_coef, end=end)
     if graph.ml.nnz == 0:
         return labels
     for _ in range(max_rounds):
+        if _past(end):
+            break
         blocks, block, members = graph.blocks(labels, components)
         if not blocks.movable.any():
             break
         block_labels = np.zeros(blocks.n_nodes, dtype=np.int64)
         block_labels[block] = labels
-        moved = single_moves(blocks, block_labels, members @ cost, penalty_coef)
+        moved = single_moves(blocks, block_labels, members @ cost, penalty_coef, end=end)
         if np.array_equal(moved, block_labels):
             break
-        labels = single_moves(graph, moved[block], cost, penalty_coef)
+        labels = single_moves(graph, moved[block], cost, penalty_coef, end=end)
     return labels
 
 

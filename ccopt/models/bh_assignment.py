@@ -94,7 +94,9 @@ detection over 180,000 binaries).
 improved by a local search (:mod:`ccopt.models._bh_search`: single units, then whole
 blocks of must-linked units, moved to their best cluster, every move feasible), and so are
 the previous assignment and, when feasible, the nearest-centre assignment and a greedy
-placement of the must-link components; the best is returned with status ``time_limit``
+placement of the must-link components, in the time left of the limit (at least
+``_SEARCH_FLOOR`` seconds: the search is what makes a stopped solve's answer usable); the
+best is returned with status ``time_limit``
 (``feasible`` when the solver stopped on another limit, e.g. a node or solution limit
 given in ``solver_options``: its incumbent is unproven too). On dense constraint sets
 HiGHS's first incumbents were up to 15 times the optimum (vehicle, 14,365 constraints,
@@ -133,6 +135,7 @@ import logging
 import math
 import numbers
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -194,6 +197,11 @@ logger = logging.getLogger(__name__)
 # Every solve of the BH-kmeans table outside the 16 runs with time-limited solves finishes well
 # within it; those 16 spend their time at HiGHS's root node, which the rows close.
 DEFAULT_CUTS_AFTER = 10.0
+# Seconds the local search after a stopped solve (BHAssignmentProgram._polish) may run even
+# when the time limit is spent: it is what makes a stopped solve's answer usable (HiGHS's first
+# incumbents on dense sets were up to 15 times the optimum, module docstring). Without a limit
+# it ran for 30 s after the solver at 100,000 objects with 100,000 constraints.
+_SEARCH_FLOOR = 0.5
 
 
 def euclidean_distances(X, centers) -> np.ndarray:
@@ -838,6 +846,7 @@ class BHAssignmentProgram:
         self._moves: tuple[MoveGraph, np.ndarray] | None = None
         self._pushed: dict[str, object] = {}
         self._version = 0
+        self._on_phase: Callable[[str], None] | None = None
         if centers is not None:
             self.set_centers(centers)
 
@@ -928,15 +937,21 @@ class BHAssignmentProgram:
         return self._slots
 
     # ------------------------------------------------------------------ solve
-    def solve(self, *, time_limit: float | None = None) -> BHAssignmentResult:
+    def solve(self, *, time_limit: float | None = None,
+              on_phase: Callable[[str], None] | None = None) -> BHAssignmentResult:
         """Solve P for the current centres.
 
         Parameters
         ----------
         time_limit : float, optional
             Seconds for this call (None or ``inf``: no limit); a MIP stopped by it returns
-            its incumbent. 0 is a spent budget: no solver call, the best of the previous
-            and the nearest-centre assignments (after local search), status ``time_limit``.
+            its incumbent, improved by a local search in the time left (at least
+            ``_SEARCH_FLOOR`` seconds). 0 is a spent budget: no solver call, the best of the
+            previous and the nearest-centre assignments (after that local search), status
+            ``time_limit``.
+        on_phase : callable, optional
+            Called with a short description of each long phase as it starts (a solver call
+            and its size, the local search): BH-kmeans shows them on its progress bar.
 
         Returns
         -------
@@ -965,24 +980,30 @@ class BHAssignmentProgram:
         # Building a program (first call) and filling its Params count against the limit.
         end = None if time_limit is None or math.isinf(time_limit) else start + time_limit
         solves: list[SolveResult] = []
-        allowed = self._candidates()
-        if allowed is not None:
-            try:
-                unit_labels, status, route = self._solve_routes(end, solves, allowed)
-            except InfeasibleConstraintsError:
-                logger.debug("No assignment within the %d nearest centres; solving P unrestricted.",
-                             self._n_candidates)
-                allowed = None
-        if allowed is None:
-            unit_labels, status, route = self._solve_routes(end, solves, None)
-        if status is not Status.OPTIMAL:
-            unit_labels = self._polish(unit_labels)
-            if unit_labels is None:
-                raise SolverError(
-                    f"The time limit (time_limit={time_limit} s) ran out before the solver found "
-                    "an assignment, and neither the previous nor the nearest-centre assignment is "
-                    "feasible to start from; raise the time limit."
-                )
+        self._on_phase = on_phase
+        try:
+            allowed = self._candidates()
+            if allowed is not None:
+                try:
+                    unit_labels, status, route = self._solve_routes(end, solves, allowed)
+                except InfeasibleConstraintsError:
+                    logger.debug("No assignment within the %d nearest centres; solving P unrestricted.",
+                                 self._n_candidates)
+                    allowed = None
+            if allowed is None:
+                unit_labels, status, route = self._solve_routes(end, solves, None)
+            if status is not Status.OPTIMAL:
+                self._phase("local search")
+                search_end = None if end is None else max(end, time.perf_counter() + _SEARCH_FLOOR)
+                unit_labels = self._polish(unit_labels, search_end)
+        finally:
+            self._on_phase = None
+        if status is not Status.OPTIMAL and unit_labels is None:
+            raise SolverError(
+                f"The time limit (time_limit={time_limit} s) ran out before the solver found "
+                "an assignment, and neither the previous nor the nearest-centre assignment is "
+                "feasible to start from; raise the time limit."
+            )
         self._last_unit_labels = unit_labels
         labels = unit_labels[plan.unit]
         dist, big_m, _ = self._state
@@ -1023,7 +1044,12 @@ class BHAssignmentProgram:
         unit_labels, status = self._solve_full(end, solves, allowed)
         return unit_labels, status, "full"
 
-    def _polish(self, incumbent: np.ndarray | None) -> np.ndarray | None:
+    def _phase(self, description: str) -> None:
+        """Tell the caller of :meth:`solve` that a long phase starts (its ``on_phase``)."""
+        if self._on_phase is not None:
+            self._on_phase(description)
+
+    def _polish(self, incumbent: np.ndarray | None, end: float | None = None) -> np.ndarray | None:
         """Best of a few feasible assignments, each improved by local search (None if none).
 
         Only used when a solve stopped without proving optimality (its time limit, or
@@ -1031,7 +1057,8 @@ class BHAssignmentProgram:
         (module docstring). The other starts are the previous assignment
         (feasible for P whatever the centres), the nearest-centre assignment and the greedy
         placement of must-link components (:mod:`ccopt.models._bh_search`), the last two
-        when P admits them.
+        when P admits them. The search stops at ``end`` (``perf_counter`` time; None: never),
+        keeping what it reached; the starts it did not get to are compared as they are.
         """
         _, big_m, unit_cost = self._state
         if self._moves is None:
@@ -1051,7 +1078,7 @@ class BHAssignmentProgram:
             # Before and after: the search pins the free units, and its moves can empty
             # a cluster that kept a free unit away from its nearest centre.
             improved = self._free_units_nearest(
-                improve(graph, components, self._free_units_nearest(labels), unit_cost, coef))
+                improve(graph, components, self._free_units_nearest(labels), unit_cost, coef, end=end))
             cost = self._unit_objective(improved)
             if cost < best_cost:
                 best, best_cost = improved, cost
@@ -1163,6 +1190,7 @@ class BHAssignmentProgram:
                     cost = np.where(finite, cost, ceiling)
                 rows.push(cost, big_m, self._penalty, 0.0, None)
                 self._pushed["core"] = (self._version, allowed is not None)
+            self._phase(f"solver: {dec.core_units.size:,} units")
             status, loaded = self._run(rows, end, solves)
             if not loaded:
                 return None, status
@@ -1188,6 +1216,7 @@ class BHAssignmentProgram:
             mask = np.zeros((rows.n_rows, plan.n_clusters), dtype=bool)
             mask[:plan.constrained_units.size] = ~allowed[plan.constrained_units]
             rows.forbid(mask)
+        self._phase(f"solver: full P, {rows.n_rows:,} units")
         status, loaded = self._run(rows, end, solves)
         if not loaded:
             return None, status
