@@ -781,6 +781,8 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
                 record = _result_record(configs[i], keys[i], seeds[i], result, seconds, error)
             except InvalidParameterError as exc:  # the task returned something unusable
                 if on_error == "raise":
+                    if hasattr(exc, "add_note"):
+                        exc.add_note(f"in the task {_describe(configs[i], width=300)}")
                     raise
                 error = _error_text(exc)
                 record = _result_record(configs[i], keys[i], seeds[i], None, seconds, error)
@@ -793,6 +795,13 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             logger.info("experiment %s: %d of %d tasks done (%.1f s%s: %s)", meta["name"],
                         n_skipped + len(fresh), len(configs), seconds,
                         ", failed" if error is not None else "", _describe(configs[i]))
+    except Exception as exc:
+        if not any(note.startswith("in the task") for note in getattr(exc, "__notes__", ())):
+            # Not raised by a task (which names itself) but by the workers, e.g. joblib's
+            # TerminatedWorkerError when the system kills a worker for its memory.
+            _note_unfinished(exc, [configs[i] for position, i in enumerate(todo)
+                                   if keys[i] not in fresh], path)
+        raise
     except KeyboardInterrupt:
         interrupted = True
         logger.warning("experiment %s interrupted: %d of %d tasks finished%s", meta["name"],
@@ -816,6 +825,17 @@ def run_experiment(tasks: Iterable[Mapping], function: Callable, out_csv: str | 
             records.append({**done[key], **{k: v for k, v in config.items() if k != "seed"}})
     return ExperimentResult(records=records, path=path, n_run=len(fresh), n_skipped=n_skipped,
                             n_failed=n_failed, interrupted=interrupted, root_seed=root, config=meta)
+
+
+def _note_unfinished(exc: Exception, unfinished: list, path) -> None:
+    """Tell, on an error from the workers, which tasks it left unfinished (Python 3.11+)."""
+    if not hasattr(exc, "add_note"):
+        return
+    shown = "; ".join(_describe(config) for config in unfinished[:5])
+    more = f"; and {len(unfinished) - 5} more" if len(unfinished) > 5 else ""
+    saved = f" The finished rows are saved in {path}; run again with resume=True to finish." if path else ""
+    exc.add_note(f"{len(unfinished)} task(s) unfinished when the workers failed, one of them the cause: "
+                 f"{shown}{more}.{saved}")
 
 
 def _version() -> str:

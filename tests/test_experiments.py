@@ -380,8 +380,10 @@ def test_an_unusable_task_result_is_a_recorded_failure_with_on_error_record(tmp_
     assert sorted(rows) == [0, 1, 2]
     assert rows[1]["error"].startswith("InvalidParameterError: The task function must return a dict")
     assert rows[0]["value"] == 0 and rows[2]["value"] == 2
-    with pytest.raises(InvalidParameterError, match="must return a dict"):
+    with pytest.raises(InvalidParameterError, match="must return a dict") as info:
         run_experiment([{"x": 1}], _unusable_result_task, tmp_path / "raise.csv", progress=False)
+    if sys.version_info >= (3, 11):  # the error names its task, as a task's own error does
+        assert info.value.__notes__ == ["in the task x=1"]
 
 
 @pytest.mark.parametrize("options", [{"n_jobs": 0}, {"backend": "multiprocessing"}, {"progress": "never"}])

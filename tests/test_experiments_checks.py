@@ -7,6 +7,7 @@ import functools
 import json
 import re
 import shutil
+import sys
 
 import pytest
 
@@ -138,6 +139,37 @@ def test_a_run_killed_outright_leaves_its_record_and_resumes_with_its_own_seeds(
     assert subprocess.run([sys.executable, str(script), str(out)], env=env, cwd=tmp_path).returncode == 0
     record = json.loads((tmp_path / "sweep.json").read_text())
     assert record["n_done"] == 4 and record["finished"] is not None and "resumed" in record
+
+
+_WORKER_KILLED = """
+import os, sys
+from ccopt.experiments import grid_tasks, run_experiment
+
+def task(config):
+    if config["x"] == 2:
+        os._exit(9)  # the system killing a worker, e.g. for its memory
+    return {"value": config["x"]}
+
+try:
+    run_experiment(grid_tasks(x=[0, 1, 2]), task, sys.argv[1], n_jobs=2, progress=False)
+except Exception as exc:
+    print(type(exc).__name__)
+    print("\\n".join(getattr(exc, "__notes__", [])))
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
+def test_a_worker_killed_outright_names_the_unfinished_tasks(tmp_path):
+    import subprocess
+
+    script = tmp_path / "worker_killed.py"
+    script.write_text(_WORKER_KILLED)
+    out = tmp_path / "sweep.csv"
+    printed = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=300).stdout
+    assert printed.startswith("TerminatedWorkerError")
+    assert "unfinished when the workers failed" in printed and "x=2" in printed
+    assert f"saved in {out}" in printed and "resume=True" in printed
 
 
 def test_explicit_seeds_are_checked_as_they_were_given(tmp_path):
