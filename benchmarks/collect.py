@@ -24,7 +24,8 @@ REPORTS = HERE / "reports"
 # algorithms, then models and scale.
 ORDER = ("impact_table3", "impact_table3_large", "impact_gap_floor", "impact_data_variants", "impact_synthetic", "impact_k_sweep",
          "impact_set_selection",
-         "bh_kmeans", "bh_clique_rows", "bh_solve_limit", "bh_set_draws", "bh_noise", "lcc", "jia", "jia_below_k", "pcs", "models", "scale", "scale_kmeans_family")
+         "bh_kmeans", "bh_clique_rows", "bh_solve_limit", "bh_set_draws", "bh_noise", "lcc", "jia", "jia_below_k", "pcs", "models", "scale", "scale_kmeans_family",
+         "scale_limits")
 
 
 def _demoted(markdown: str) -> str:
