@@ -324,7 +324,7 @@ class BHKMeans(ConstrainedClusterer):
 
             phase("assignment")
             try:
-                result = program.solve(time_limit=budget, on_phase=phase)
+                result = program.solve(time_limit=budget, search_time_limit=deadline.remaining(), on_phase=phase)
             except SolverError:
                 # A solver that reports a time stop without an incumbent as an error (the
                 # fallback covers the others): with a labelling in hand, stop and return it.

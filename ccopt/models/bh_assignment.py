@@ -94,7 +94,7 @@ detection over 180,000 binaries).
 improved by a local search (:mod:`ccopt.models._bh_search`: single units, then whole
 blocks of must-linked units, moved to their best cluster, every move feasible), and so are
 the previous assignment and, when feasible, the nearest-centre assignment and a greedy
-placement of the must-link components, in the time left of the limit (at least
+placement of the must-link components, within the caller's ``search_time_limit`` (at least
 ``_SEARCH_FLOOR`` seconds: the search is what makes a stopped solve's answer usable); the
 best is returned with status ``time_limit``
 (``feasible`` when the solver stopped on another limit, e.g. a node or solution limit
@@ -937,18 +937,22 @@ class BHAssignmentProgram:
         return self._slots
 
     # ------------------------------------------------------------------ solve
-    def solve(self, *, time_limit: float | None = None,
+    def solve(self, *, time_limit: float | None = None, search_time_limit: float | None = None,
               on_phase: Callable[[str], None] | None = None) -> BHAssignmentResult:
         """Solve P for the current centres.
 
         Parameters
         ----------
         time_limit : float, optional
-            Seconds for this call (None or ``inf``: no limit); a MIP stopped by it returns
-            its incumbent, improved by a local search in the time left (at least
-            ``_SEARCH_FLOOR`` seconds). 0 is a spent budget: no solver call, the best of the
-            previous and the nearest-centre assignments (after that local search), status
-            ``time_limit``.
+            Seconds for the solver calls of this call (None or ``inf``: no limit); a MIP
+            stopped by it returns its incumbent, improved by a local search. 0 is a spent
+            budget: no solver call, the best of the previous and the nearest-centre
+            assignments (after that local search), status ``time_limit``.
+        search_time_limit : float, optional
+            Seconds from the start of this call within which that local search must end
+            (it still gets ``_SEARCH_FLOOR`` seconds); None or ``inf``: no limit. It is not
+            ``time_limit``: a solve stopped by a per-solve limit leaves a caller's overall
+            time to the search (BH-kmeans passes its overall time left).
         on_phase : callable, optional
             Called with a short description of each long phase as it starts (a solver call
             and its size, the local search): BH-kmeans shows them on its progress bar.
@@ -994,7 +998,8 @@ class BHAssignmentProgram:
                 unit_labels, status, route = self._solve_routes(end, solves, None)
             if status is not Status.OPTIMAL:
                 self._phase("local search")
-                search_end = None if end is None else max(end, time.perf_counter() + _SEARCH_FLOOR)
+                search_end = (None if search_time_limit is None or math.isinf(search_time_limit)
+                              else max(start + search_time_limit, time.perf_counter() + _SEARCH_FLOOR))
                 unit_labels = self._polish(unit_labels, search_end)
         finally:
             self._on_phase = None

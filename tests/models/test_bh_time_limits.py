@@ -85,7 +85,7 @@ def test_a_search_given_a_past_deadline_moves_nothing(monkeypatch):
 
 def test_the_search_after_a_stopped_solve_gets_the_time_left_or_its_floor(monkeypatch):
     # No solver is reached (decompose=False and a spent limit): the search after it is given
-    # the floor, not an unlimited time.
+    # the floor of a spent search limit, not an unlimited time.
     X, centers, k, rows, penalty, _, _ = random_instance(11, n=7, k=3, max_rows=6, hard_prob=0.0)
     program = BHAssignmentProgram(make_problem(X, k, rows), penalty=penalty, decompose=False,
                                   centers=centers)
@@ -97,9 +97,14 @@ def test_the_search_after_a_stopped_solve_gets_the_time_left_or_its_floor(monkey
         return original(*args, end=end, **kwargs)
 
     monkeypatch.setattr(ccopt.models.bh_assignment, "improve", spy)
-    result = program.solve(time_limit=1e-9)
+    result = program.solve(time_limit=1e-9, search_time_limit=1e-9)
     assert result.status is Status.TIME_LIMIT and result.solves == ()
     assert ends and all(end is not None and end - now <= _SEARCH_FLOOR for end, now in ends)
+    # A per-solve limit alone leaves the search unlimited, as it was: the caller's overall
+    # time is what bounds it.
+    ends.clear()
+    program.solve(time_limit=1e-9)
+    assert ends and all(end is None for end, _ in ends)
     costs, _ = brute_force(X, centers, k, rows, penalty)
     assert np.isfinite(result.objective) and result.objective >= costs.min() - 1e-9
 
