@@ -35,7 +35,7 @@ Readings chosen:
   :class:`~ccopt.models.bh_assignment.BHAssignmentProgram`), not a proven optimum of P.
   HiGHS does not read the clock everywhere: large programs are solved in a child process
   that is stopped a few seconds after its limit (:mod:`ccopt.models._bh_rows`), so a fit
-  ends within seconds of ``time_limit`` (n = 100,000 with 100,000 constraints, 120 s: 126 s
+  ends within seconds of ``time_limit`` (n = 100,000 with 100,000 constraints, 120 s: 121-123 s
   instead of 354 s).
 """
 
