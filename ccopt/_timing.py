@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "positive_limit"]
 
 
 class Deadline:
@@ -40,3 +40,9 @@ class Deadline:
         if cap is None:
             return left
         return cap if left is None else min(cap, left)
+
+
+def positive_limit(seconds: float | None) -> float | None:
+    """A time limit to hand on: solvers and estimators reject 0, so a spent budget becomes a
+    token millisecond; ``None`` (no limit) stays ``None``."""
+    return None if seconds is None else max(seconds, 1e-3)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ccopt._dead_end import no_colouring_error
 from ccopt._threads import with_single_blas_thread
-from ccopt._timing import Deadline
+from ccopt._timing import Deadline, positive_limit
 from ccopt._validation import check_choice, check_labels, check_random_state, check_time_limit
 from ccopt._warnings import warn_user
 from ccopt.config import check_dense_memory
@@ -388,9 +388,8 @@ def impact_scores(X, n_clusters, *, ml=None, cl=None, constraints=None, criterio
                                   initial_upper=route.initial_upper, initial_labels=route.initial_labels,
                                   f1_of=f1_of, gap_tol=config.gap_tol)
     else:
-        remaining = deadline.remaining()
-        if remaining is not None:
-            config = SubgradientConfig(**{**config.__dict__, "time_limit": max(remaining, 1e-3)})
+        if config.time_limit is not None:
+            config = SubgradientConfig(**{**config.__dict__, "time_limit": positive_limit(deadline.remaining())})
         outcome = run_subgradient(
             route.oracle, starting_multipliers(route.oracle, cons.n_cl, cons.n_ml), config=config,
             initial_upper=route.initial_upper, initial_labels=route.initial_labels,
@@ -555,7 +554,7 @@ def _unconstrained_kmeans(X: np.ndarray, k: int, rng, deadline: Deadline):
         warnings.filterwarnings("ignore", message="KMeans ended with", category=ConvergenceWarning)
         # No bar of its own either: impact_scores draws one (or none, with progress=False).
         km = KMeans(n_clusters=k, n_init=10, random_state=int(rng.integers(2**31 - 1)), progress=False,
-                    time_limit=_positive_or_none(deadline.remaining())).fit(X)
+                    time_limit=positive_limit(deadline.remaining())).fit(X)
     if km.status_ is Status.INTERRUPTED:
         # KMeans keeps its best run on Ctrl-C and returns; the scoring has no result yet, so
         # the interrupt must stop it rather than be spent on this preparatory step.
@@ -563,10 +562,6 @@ def _unconstrained_kmeans(X: np.ndarray, k: int, rng, deadline: Deadline):
     if deadline.expired():
         raise _SetupOutOfTime("the unconstrained k-means")
     return km
-
-
-def _positive_or_none(seconds: float | None) -> float | None:
-    return None if seconds is None else max(seconds, 1e-9)
 
 
 def _mssc_route(problem: ClusteringProblem, setting: _Setting, rng, deadline, repair_time_limit) -> _Route:

@@ -59,7 +59,7 @@ import numpy as np
 
 from ccopt._parallel import _check_n_jobs, parallel_imap, task_seeds
 from ccopt._threads import one_thread
-from ccopt._timing import Deadline
+from ccopt._timing import Deadline, positive_limit
 from ccopt._validation import (
     check_bool,
     check_choice,
@@ -468,8 +468,7 @@ def _exact_kmedoids(engine: _Engine, problem: ClusteringProblem, rng, deadline: 
     from ccopt.solvers import solve
 
     model = build_kmedoids_model(problem, pairwise="exact", distances=engine.distances)
-    left = deadline.remaining()
-    result = solve(model, engine.solver, time_limit=None if left is None else max(left, 1e-3),
+    result = solve(model, engine.solver, time_limit=positive_limit(deadline.remaining()),
                    mip_gap=0.0, threads=1, require_solution=False)
     if not result.has_solution:
         raise _NoSolution(f"{engine.solver} returned no solution ({result.termination})",

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from ccopt._timing import Deadline
+from ccopt._timing import Deadline, positive_limit
 from ccopt.exceptions import SolverError
 from ccopt.lagrange.driver import History, SubgradientOutcome
 from ccopt.lagrange.multipliers import Multipliers, PairwiseOperator
@@ -31,11 +31,6 @@ from ccopt.problem import ClusteringProblem
 from ccopt.status import Status
 
 __all__ = ["KMedoidsModelOracle", "lp_dual_outcome"]
-
-
-def _positive(seconds: float | None) -> float | None:
-    """A solver time limit: solvers reject 0, so a spent budget becomes a token millisecond."""
-    return None if seconds is None else max(seconds, 1e-3)
 
 
 def _open_medoids(y: np.ndarray, k: int) -> np.ndarray:
@@ -157,7 +152,7 @@ class KMedoidsModelOracle:
             self.solver.set_multipliers(mult)
         else:
             set_multipliers(self.model, eta=mult.eta, lam=mult.lam, gamma=mult.gamma)
-        result = self.solver.solve(time_limit=_positive(self.deadline.remaining()), load=False)
+        result = self.solver.solve(time_limit=positive_limit(self.deadline.remaining()), load=False)
         x = self.solver.assignment() if direct else self.solver.values(self._z).reshape(self.op.n_samples, -1)
         if np.isnan(x).any():
             raise SolverError(f"The solver {result.solver!r} returned no value for some z[i, j].")
@@ -205,7 +200,7 @@ def _direct_lp_duals(problem: ClusteringProblem, epsilon: float, distances: np.n
 
     check_solver(MATRIX_SOLVER)  # a missing highspy is named before the n^2 columns are built
     program = HighsKMedoids(problem, pairwise="epsilon", epsilon=epsilon, relax=True, distances=distances)
-    result = program.solve(time_limit=_positive(deadline.remaining()))
+    result = program.solve(time_limit=positive_limit(deadline.remaining()))
     _require_optimal_lp(result)
     return LPDuals(program.pairwise_duals(), float(result.objective), program.assignment(), result)
 
@@ -260,7 +255,7 @@ def lp_dual_outcome(problem: ClusteringProblem, operator: PairwiseOperator, dist
             lp = _direct_lp_duals(problem, operator.epsilon, distances, deadline)
         else:
             lp = solve_lp_duals(problem, epsilon=operator.epsilon, solver=solver or DEFAULT_RESOLVE_SOLVER,
-                                distances=distances, time_limit=_positive(deadline.remaining()))
+                                distances=distances, time_limit=positive_limit(deadline.remaining()))
     except SolverError:
         # The solver had the remaining time, so a stop on it leaves the deadline expired;
         # impact_scores promises the best result so far, marked time_limit, not an error.
